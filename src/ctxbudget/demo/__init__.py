@@ -1,0 +1,1 @@
+"""Data the demo ships: a small agent request the project wrote itself."""

@@ -1,0 +1,390 @@
+"""Every error ctxbudget raises, in one tree.
+
+Each error has a stable machine-readable ``code`` and an English message that
+says what went wrong and what to do about it (class, then ``code``)::
+
+    CtxBudgetError                      ctxbudget_error
+    ├── ConfigError                     config_invalid
+    │   ├── UnknownCounterError         unknown_counter
+    │   ├── ProfileError                profile_invalid
+    │   └── MissingExtraError           missing_extra       (also an ImportError)
+    ├── PlanRefusedError                plan_refused
+    │   ├── TooFewItemsError            too_few_items
+    │   ├── CutoffTooLowError           cutoff_too_low
+    │   └── TooFewToSummarizeError      too_few_to_summarize
+    ├── ApplyRefusedError               apply_refused
+    │   ├── EmptyPlanError              empty_plan
+    │   ├── PlanInconsistentError       plan_inconsistent
+    │   ├── PlanMismatchError           plan_mismatch
+    │   └── NotWiredError               not_wired
+    ├── CompactionFailedError           compaction_failed
+    │   ├── ArchiveFailedError          archive_failed
+    │   └── SummarizeFailedError        summarize_failed    (carries the archive locator)
+    ├── LedgerError                     ledger_error
+    │   ├── ConflictError               conflict
+    │   ├── InvalidEventError           invalid_event
+    │   ├── EventTooLargeError          event_too_large
+    │   ├── InvalidSessionIdError       invalid_session_id
+    │   ├── CorruptEventError           corrupt_event
+    │   └── StoreError                  store_error
+    │       └── StoreUnavailableError   store_unavailable
+    ├── ReplayError                     replay_error        (a logged event the meter cannot fold)
+    ├── FormatError                     format_error        (a request body that is not valid)
+    └── BudgetExceeded                  budget_exceeded     (nothing can make the prompt fit)
+
+Catch ``CtxBudgetError`` to handle all of them; match on ``code`` in logs and
+telemetry, since class names may gain intermediate bases over time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+__all__ = [
+    "ApplyRefusedError",
+    "ArchiveFailedError",
+    "BudgetExceeded",
+    "CompactionFailedError",
+    "ConfigError",
+    "ConflictError",
+    "CorruptEventError",
+    "CtxBudgetError",
+    "CutoffTooLowError",
+    "EmptyPlanError",
+    "EventTooLargeError",
+    "FormatError",
+    "InvalidEventError",
+    "InvalidSessionIdError",
+    "LedgerError",
+    "MissingExtraError",
+    "NotWiredError",
+    "PlanInconsistentError",
+    "PlanMismatchError",
+    "PlanRefusedError",
+    "ProfileError",
+    "ReplayError",
+    "StoreError",
+    "StoreUnavailableError",
+    "SummarizeFailedError",
+    "TooFewItemsError",
+    "TooFewToSummarizeError",
+    "UnknownCounterError",
+]
+
+
+class CtxBudgetError(Exception):
+    """Root of every error raised by ctxbudget."""
+
+    code: ClassVar[str] = "ctxbudget_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+# -- configuration --------------------------------------------------------------------------
+
+
+class ConfigError(CtxBudgetError):
+    """A setting, file or argument that cannot be used as given."""
+
+    code = "config_invalid"
+
+
+class UnknownCounterError(ConfigError):
+    """A token counter spec that names no known counter."""
+
+    code = "unknown_counter"
+
+
+class ProfileError(ConfigError):
+    """A calibration profile that is missing, malformed or cannot be fitted."""
+
+    code = "profile_invalid"
+
+
+class MissingExtraError(ConfigError, ImportError):
+    """An optional dependency is not installed; the message names the extra to install."""
+
+    code = "missing_extra"
+
+    def __init__(self, *, feature: str, extra: str, module: str) -> None:
+        self.feature = feature
+        self.extra = extra
+        self.module = module
+        super().__init__(
+            f"{feature} needs the optional module {module!r}, which is not installed; "
+            f"install it with: pip install 'ctxbudget[{extra}]'"
+        )
+
+
+# -- compaction planning (kernel) ------------------------------------------------------------
+
+
+class PlanRefusedError(CtxBudgetError):
+    """``build_plan`` refused: compacting here would do nothing useful."""
+
+    code = "plan_refused"
+
+
+class TooFewItemsError(PlanRefusedError):
+    """The conversation has fewer items than a compaction needs."""
+
+    code = "too_few_items"
+
+    def __init__(self, items: int, minimum: int) -> None:
+        self.items = items
+        self.minimum = minimum
+        super().__init__(
+            f"compaction refused: {items} items is below the {minimum} a compaction needs; "
+            "wait until the conversation has grown before compacting"
+        )
+
+
+class CutoffTooLowError(PlanRefusedError):
+    """The kept tail would swallow the whole conversation."""
+
+    code = "cutoff_too_low"
+
+    def __init__(self, items: int, keep_tail: int) -> None:
+        self.items = items
+        self.keep_tail = keep_tail
+        super().__init__(
+            f"compaction refused: keeping a tail of {keep_tail} items out of {items} "
+            "leaves nothing to summarize; keep a shorter tail"
+        )
+
+
+class TooFewToSummarizeError(PlanRefusedError):
+    """Fewer items would be summarized than a summary is worth."""
+
+    code = "too_few_to_summarize"
+
+    def __init__(self, summarize_items: int, minimum: int) -> None:
+        self.summarize_items = summarize_items
+        self.minimum = minimum
+        super().__init__(
+            f"compaction refused: only {summarize_items} item(s) would be summarized, "
+            f"fewer than the {minimum} a summary is worth; keep a shorter tail or wait a turn"
+        )
+
+
+# -- compaction apply (kernel) ---------------------------------------------------------------
+
+
+class ApplyRefusedError(CtxBudgetError):
+    """``apply`` refused before any side effect: nothing was archived or summarized."""
+
+    code = "apply_refused"
+
+
+class EmptyPlanError(ApplyRefusedError):
+    """The plan names nothing to summarize (an empty or zero-valued plan)."""
+
+    code = "empty_plan"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "compaction refused: the plan names no items to summarize; "
+            "build one with build_plan() and handle its refusal instead of applying an empty plan"
+        )
+
+
+class PlanInconsistentError(ApplyRefusedError):
+    """The plan's fields contradict each other."""
+
+    code = "plan_inconsistent"
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(
+            f"compaction refused: the plan contradicts itself ({detail}); "
+            "use the plan build_plan() returned, unmodified"
+        )
+
+
+class PlanMismatchError(ApplyRefusedError):
+    """The items passed do not match the plan (the plan is stale)."""
+
+    code = "plan_mismatch"
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(
+            f"compaction refused: the items do not match the plan ({detail}); "
+            "the conversation changed since the plan was built, build a new plan"
+        )
+
+
+class NotWiredError(ApplyRefusedError):
+    """The archive or the summarizer is missing."""
+
+    code = "not_wired"
+
+    def __init__(self, missing: Sequence[str]) -> None:
+        self.missing = tuple(missing)
+        super().__init__(
+            f"compaction refused: no {' and no '.join(self.missing)} was given; "
+            "pass both an archive and a summarizer (see ctxbudget.testing for fakes)"
+        )
+
+
+class CompactionFailedError(CtxBudgetError):
+    """The archive or the summarizer failed while a compaction ran."""
+
+    code = "compaction_failed"
+
+
+class ArchiveFailedError(CompactionFailedError):
+    """The archive failed; nothing was summarized and nothing was lost."""
+
+    code = "archive_failed"
+
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(
+            f"compaction failed: the archive raised {type(cause).__name__}: {cause}; "
+            "nothing was summarized, the conversation is unchanged, try again"
+        )
+
+
+class SummarizeFailedError(CompactionFailedError):
+    """The summarizer failed after the originals were archived; ``locator`` finds them."""
+
+    code = "summarize_failed"
+
+    def __init__(self, cause: BaseException, locator: str) -> None:
+        self.locator = locator
+        super().__init__(
+            f"compaction failed: the summarizer raised {type(cause).__name__}: {cause}; "
+            f"the originals are archived at {locator!r} and the conversation is unchanged, "
+            "retry the summary"
+        )
+
+
+# -- ledger ----------------------------------------------------------------------------------
+
+
+class LedgerError(CtxBudgetError):
+    """A problem reading or writing the session ledger."""
+
+    code = "ledger_error"
+
+
+class ConflictError(LedgerError):
+    """Another writer appended first: the expected revision is stale. Nothing was written."""
+
+    code = "conflict"
+
+    def __init__(self, session_id: str, expected: int, actual: int) -> None:
+        self.session_id = session_id
+        self.expected = expected
+        self.actual = actual
+        super().__init__(
+            f"session {session_id!r} is at revision {actual}, not the expected {expected}; "
+            "nothing was written: re-read the session and retry the append"
+        )
+
+
+class InvalidEventError(LedgerError):
+    """An event that breaks the ledger's append rules. Nothing was written."""
+
+    code = "invalid_event"
+
+
+class EventTooLargeError(InvalidEventError):
+    """One event's payload is over the size limit. Nothing was written."""
+
+    code = "event_too_large"
+
+    def __init__(self, size: int, limit: int) -> None:
+        self.size = size
+        self.limit = limit
+        super().__init__(
+            f"event is {size} bytes of JSON, over the limit of {limit}; nothing was written: "
+            "archive the large content elsewhere and log a reference to it"
+        )
+
+
+class InvalidSessionIdError(LedgerError):
+    """A session id that cannot be stored."""
+
+    code = "invalid_session_id"
+
+
+class CorruptEventError(LedgerError):
+    """A stored event that cannot be decoded; names the session and seq."""
+
+    code = "corrupt_event"
+
+    def __init__(self, session_id: str, seq: int, detail: str) -> None:
+        self.session_id = session_id
+        self.seq = seq
+        super().__init__(
+            f"stored event {seq} of session {session_id!r} is corrupt ({detail}); "
+            "restore the store from a backup or export the events before it"
+        )
+
+
+class StoreError(LedgerError):
+    """The storage backend failed."""
+
+    code = "store_error"
+
+
+class StoreUnavailableError(StoreError):
+    """The storage backend cannot be reached or opened."""
+
+    code = "store_unavailable"
+
+
+# -- meter, formats, enforcement -------------------------------------------------------------
+
+
+class ReplayError(CtxBudgetError):
+    """A logged event the replay meter cannot fold; it stays unread until fixed."""
+
+    code = "replay_error"
+
+    def __init__(self, session_id: str, seq: int, detail: str) -> None:
+        self.session_id = session_id
+        self.seq = seq
+        self.detail = detail
+        super().__init__(f"token meter: session {session_id!r}: {detail}")
+
+
+class FormatError(CtxBudgetError):
+    """A provider request body that is not valid for its format."""
+
+    code = "format_error"
+
+
+class BudgetExceeded(CtxBudgetError):
+    """Nothing can make the prompt fit the budget; the request must not be sent as is."""
+
+    code = "budget_exceeded"
+
+    def __init__(
+        self,
+        *,
+        estimated_tokens: int,
+        budget_tokens: int,
+        stages_tried: Sequence[str],
+        protected_tokens: int,
+        largest_segment: str,
+        largest_segment_tokens: int = 0,
+    ) -> None:
+        self.estimated_tokens = estimated_tokens
+        self.budget_tokens = budget_tokens
+        self.stages_tried = tuple(stages_tried)
+        self.protected_tokens = protected_tokens
+        self.largest_segment = largest_segment
+        self.largest_segment_tokens = largest_segment_tokens
+        tried = ", ".join(self.stages_tried) or "none"
+        super().__init__(
+            f"prompt needs about {estimated_tokens} tokens, over the budget of {budget_tokens} "
+            f"(stages tried: {tried}; {protected_tokens} tokens are protected); the largest "
+            f"part is the {largest_segment} segment with about {largest_segment_tokens} tokens: "
+            "shorten it, raise max_input_tokens, or give a summarizer"
+        )
