@@ -1,6 +1,7 @@
 """Token counting: counters, and pricing of messages and tools on top of them."""
 
 from ctxbudget.tokens.base import TokenCounter
+from ctxbudget.tokens.defaults import default_counter
 from ctxbudget.tokens.heuristics import Chars4Counter, CJKCounter
 from ctxbudget.tokens.pricing import (
     BLOCK_OVERHEAD,
@@ -22,6 +23,7 @@ __all__ = [
     "Chars4Counter",
     "Overheads",
     "TokenCounter",
+    "default_counter",
     "json_text",
     "price_block",
     "price_content",
