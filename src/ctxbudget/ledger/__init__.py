@@ -1,0 +1,35 @@
+"""The session ledger: a durable, append-only event log per session.
+
+``open_ledger(url)`` gives a store (``memory://``, ``sqlite:///PATH`` — the default,
+``postgresql://…``); every store keeps the same rules (``docs/events.md``) and
+passes the same conformance suite (``ctxbudget.testing.ledger``).
+"""
+
+from ctxbudget.ledger.base import AsyncLedger, Clock, Ledger, LedgerReader, epoch_ms
+from ctxbudget.ledger.events import SURFACE_TYPES, Event, ReplaceOp, SurfaceOp
+from ctxbudget.ledger.memory import MemoryLedger
+from ctxbudget.ledger.rules import MAX_EVENT_BYTES, MAX_SESSION_ID_LENGTH, check_session_id
+from ctxbudget.ledger.sqlite import DEFAULT_SQLITE_PATH, SQLiteLedger
+from ctxbudget.ledger.threaded import ThreadedAsyncLedger
+from ctxbudget.ledger.urls import open_async_ledger, open_ledger
+
+__all__ = [
+    "DEFAULT_SQLITE_PATH",
+    "MAX_EVENT_BYTES",
+    "MAX_SESSION_ID_LENGTH",
+    "SURFACE_TYPES",
+    "AsyncLedger",
+    "Clock",
+    "Event",
+    "Ledger",
+    "LedgerReader",
+    "MemoryLedger",
+    "ReplaceOp",
+    "SQLiteLedger",
+    "SurfaceOp",
+    "ThreadedAsyncLedger",
+    "check_session_id",
+    "epoch_ms",
+    "open_async_ledger",
+    "open_ledger",
+]

@@ -1,0 +1,190 @@
+"""The ledger contract (sync and async) and the logic every store shares.
+
+A store only knows how to run a transaction, read rows and insert rows; the
+rules, the concurrency check and the surface bookkeeping live here once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from types import TracebackType
+from typing import Any, Final, Protocol, Self, runtime_checkable
+
+from ctxbudget.errors import ConflictError, InvalidEventError
+from ctxbudget.ledger.events import Event
+from ctxbudget.ledger.rules import (
+    MAX_EVENT_BYTES,
+    NewEvent,
+    SurfaceTracker,
+    check_session_id,
+    parse_event,
+)
+
+__all__ = [
+    "AsyncLedger",
+    "Clock",
+    "Ledger",
+    "LedgerReader",
+    "TrackerCache",
+    "check_expected",
+    "epoch_ms",
+    "prepare_batch",
+]
+
+Clock = Callable[[], int]
+"""Returns the current time in epoch milliseconds."""
+
+TRACKED_SESSIONS: Final = 1024
+"""Surfaces a ledger keeps in memory for append checks; older ones are re-read on demand."""
+
+
+def epoch_ms() -> int:
+    """Wall-clock time in epoch milliseconds (the default ``Clock``)."""
+    return time.time_ns() // 1_000_000
+
+
+@runtime_checkable
+class LedgerReader(Protocol):
+    """What a reader of the log needs: the events of a session from ``start`` on."""
+
+    def events(self, session_id: str, start: int = 0, stop: int | None = None) -> Sequence[Event]:
+        """Events ``start`` up to (not including) ``stop``, in seq order."""
+        ...
+
+
+@runtime_checkable
+class Ledger(LedgerReader, Protocol):
+    """A durable, append-only event log per session.
+
+    ``append`` and ``append_many`` return the seqs they assigned. With
+    ``expected_revision`` the write happens only if the session is at exactly that
+    revision, otherwise ``ConflictError`` and nothing is written. A batch is one
+    transaction: all of it is stored or none.
+    """
+
+    def append(self, session_id: str, event: Any, expected_revision: int | None = None) -> int: ...
+
+    def append_many(
+        self, session_id: str, events: Iterable[Any], expected_revision: int | None = None
+    ) -> list[int]: ...
+
+    def revision(self, session_id: str) -> int:
+        """The number of events in the session (the next seq)."""
+        ...
+
+    def sessions(self) -> list[str]:
+        """Ids of the sessions that have at least one event, sorted."""
+        ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Self: ...
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+
+@runtime_checkable
+class AsyncLedger(Protocol):
+    """The async twin of ``Ledger``: same methods, awaited."""
+
+    async def append(
+        self, session_id: str, event: Any, expected_revision: int | None = None
+    ) -> int: ...
+
+    async def append_many(
+        self, session_id: str, events: Iterable[Any], expected_revision: int | None = None
+    ) -> list[int]: ...
+
+    async def events(
+        self, session_id: str, start: int = 0, stop: int | None = None
+    ) -> Sequence[Event]: ...
+
+    async def revision(self, session_id: str) -> int: ...
+
+    async def sessions(self) -> list[str]: ...
+
+    async def aclose(self) -> None: ...
+
+    async def __aenter__(self) -> Self: ...
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+
+def prepare_batch(
+    session_id: object,
+    events: Iterable[Any],
+    expected_revision: int | None,
+    max_event_bytes: int = MAX_EVENT_BYTES,
+) -> tuple[str, list[NewEvent]]:
+    """Check everything that needs no store: the id, each event's shape, the revision type."""
+    checked_id = check_session_id(session_id)
+    if expected_revision is not None and (
+        not isinstance(expected_revision, int)
+        or isinstance(expected_revision, bool)
+        or expected_revision < 0
+    ):
+        raise InvalidEventError(
+            f"expected_revision must be a non-negative integer or None, not {expected_revision!r}"
+        )
+    if isinstance(events, str | bytes) or not isinstance(events, Iterable):
+        raise InvalidEventError("append_many takes an iterable of event objects")
+    batch = []
+    for index, raw in enumerate(events):
+        try:
+            batch.append(parse_event(raw, max_event_bytes))
+        except InvalidEventError as exc:
+            exc.add_note(f"(event {index} of the batch; nothing was written)")
+            raise
+    return checked_id, batch
+
+
+def check_expected(session_id: str, expected: int | None, actual: int) -> None:
+    """``ConflictError`` unless the session is at the revision the writer expects."""
+    if expected is not None and expected != actual:
+        raise ConflictError(session_id, expected, actual)
+
+
+class TrackerCache:
+    """The surfaces of recently written sessions, caught up from the store on demand."""
+
+    def __init__(self) -> None:
+        self._trackers: dict[str, SurfaceTracker] = {}
+
+    def get(self, session_id: str, revision: int) -> SurfaceTracker:
+        """The cached tracker of ``session_id``; catch it up from its ``revision`` on."""
+        tracker = self._trackers.pop(session_id, None)
+        if tracker is None or tracker.revision > revision:
+            tracker = SurfaceTracker()
+        self._trackers[session_id] = tracker
+        if len(self._trackers) > TRACKED_SESSIONS:
+            del self._trackers[next(iter(self._trackers))]
+        return tracker
+
+    def at(
+        self, session_id: str, revision: int, read: Callable[[int, int], Iterable[Event]]
+    ) -> SurfaceTracker:
+        """The tracker of ``session_id`` caught up to ``revision`` (read from the store)."""
+        tracker = self.get(session_id, revision)
+        if tracker.revision < revision:
+            for event in read(tracker.revision, revision):
+                tracker.replay(event)
+        return tracker
+
+    def store(self, session_id: str, tracker: SurfaceTracker) -> None:
+        """Keep the tracker of a batch that committed."""
+        self._trackers[session_id] = tracker
+
+    def forget(self, session_id: str) -> None:
+        """Drop a tracker whose store state is unknown (e.g. after a failed commit)."""
+        self._trackers.pop(session_id, None)

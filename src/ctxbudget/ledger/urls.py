@@ -1,0 +1,64 @@
+"""``open_ledger(url)``: pick the store from a URL, as a database client would."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from ctxbudget.errors import ConfigError
+from ctxbudget.ledger.base import AsyncLedger, Ledger
+from ctxbudget.ledger.memory import MemoryLedger
+from ctxbudget.ledger.sqlite import DEFAULT_SQLITE_PATH, SQLiteLedger
+from ctxbudget.ledger.threaded import ThreadedAsyncLedger
+
+__all__ = ["open_async_ledger", "open_ledger"]
+
+_SCHEMES = "memory://, sqlite:///PATH or postgresql://…"
+
+
+def open_ledger(url: str | None = None, **options: Any) -> Ledger:
+    """The ledger a URL names; with no URL, a SQLite file under ``./.ctxbudget/``.
+
+    ``options`` go to the store (``clock``, ``max_event_bytes``; for PostgreSQL also
+    ``schema`` and ``table``).
+    """
+    if url is None:
+        return SQLiteLedger(DEFAULT_SQLITE_PATH, **options)
+    scheme = _scheme(url)
+    if scheme == "memory":
+        return MemoryLedger(**options)
+    if scheme == "sqlite":
+        return SQLiteLedger(_sqlite_path(url), **options)
+    from ctxbudget.ledger.postgres import PostgresLedger
+
+    return PostgresLedger(url, **options)
+
+
+async def open_async_ledger(url: str | None = None, **options: Any) -> AsyncLedger:
+    """The async twin of ``open_ledger``: native async for PostgreSQL, a worker thread
+    for SQLite and memory."""
+    if url is not None and _scheme(url) == "postgresql":
+        from ctxbudget.ledger.postgres import AsyncPostgresLedger
+
+        return await AsyncPostgresLedger.connect(url, **options)
+    return ThreadedAsyncLedger(open_ledger(url, **options))
+
+
+def _scheme(url: str) -> str:
+    if not isinstance(url, str):
+        raise ConfigError(f"a ledger URL must be a string ({_SCHEMES}), not {type(url).__name__}")
+    scheme = urlsplit(url).scheme.lower()
+    if scheme in ("postgres", "postgresql") or scheme.startswith("postgresql+"):
+        return "postgresql"
+    if scheme in ("memory", "sqlite"):
+        return scheme
+    raise ConfigError(f"unknown ledger URL {url!r}; use {_SCHEMES}")
+
+
+def _sqlite_path(url: str) -> Path:
+    """``sqlite:///rel/path`` is relative to the cwd, ``sqlite:////abs/path`` absolute."""
+    rest = url.split("://", 1)[1]
+    if not rest.startswith("/") or rest == "/":
+        raise ConfigError(f"a SQLite ledger URL looks like sqlite:///PATH, not {url!r}")
+    return Path(unquote(rest[1:]))

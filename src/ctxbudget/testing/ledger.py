@@ -1,0 +1,316 @@
+"""The ledger conformance suite: one set of tests every store must pass.
+
+Subclass ``LedgerConformance`` in a pytest module and give it a ``make_ledger``
+fixture that returns a factory; each call of the factory opens a new handle on
+the *same*, initially empty store (an in-memory store may return one shared
+object). The suite closes what it opens::
+
+    class TestMyLedger(LedgerConformance):
+        @pytest.fixture
+        def make_ledger(self, tmp_path):
+            return lambda: MyLedger(tmp_path / "events.db")
+
+The memory, SQLite and PostgreSQL stores of ctxbudget run exactly this suite.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from ctxbudget.errors import (
+    ConflictError,
+    EventTooLargeError,
+    InvalidEventError,
+    InvalidSessionIdError,
+)
+from ctxbudget.ledger import MAX_EVENT_BYTES, Ledger, ReplaceOp
+
+__all__ = ["LedgerConformance", "LedgerFactory", "assistant", "tool_result", "user"]
+
+LedgerFactory = Callable[[], Ledger]
+
+
+def user(text: str) -> dict[str, Any]:
+    """An appendable ``user/message`` with one text block."""
+    return {
+        "type": "user/message",
+        "data": {"content": [{"type": "text", "text": text}], "source": {"kind": "user"}},
+        "surface_op": "append",
+    }
+
+
+def assistant(text: str, turn: int = 1, step: int = 1, **extra: Any) -> dict[str, Any]:
+    """An appendable ``assistant/message`` with one text block."""
+    data = {
+        "turn": turn,
+        "step": step,
+        "content": [{"type": "text", "text": text}],
+        "provenance": {"provider": "p", "model": "m"},
+    }
+    return {"type": "assistant/message", "data": data, "surface_op": "append", **extra}
+
+
+def tool_result(call_id: str, text: str, **extra: Any) -> dict[str, Any]:
+    """An appendable ``tool/result`` with one text block."""
+    data = {
+        "turn": 1,
+        "step": 1,
+        "call_id": call_id,
+        "content": [{"type": "text", "text": text}],
+        "is_error": False,
+    }
+    return {"type": "tool/result", "data": data, "surface_op": "append", **extra}
+
+
+def _replace(event: dict[str, Any], start: int, end: int, sources: list[int]) -> dict[str, Any]:
+    return {
+        **event,
+        "surface_op": {"op": "replace", "start": start, "end": end},
+        "source_seqs": sources,
+    }
+
+
+class LedgerConformance:
+    """Behaviour every ``Ledger`` store must show. Subclass it; provide ``make_ledger``."""
+
+    @pytest.fixture
+    def open_ledger(self, make_ledger: LedgerFactory) -> Iterator[LedgerFactory]:
+        """Opens handles on the store under test and closes them after the test."""
+        opened: list[Ledger] = []
+
+        def factory() -> Ledger:
+            opened.append(make_ledger())
+            return opened[-1]
+
+        yield factory
+        for ledger in reversed(opened):
+            ledger.close()
+
+    @pytest.fixture
+    def ledger(self, open_ledger: LedgerFactory) -> Ledger:
+        """One handle on a fresh store."""
+        return open_ledger()
+
+    # -- appending and reading ---------------------------------------------------------------
+
+    def test_a_fresh_store_is_empty(self, ledger: Ledger) -> None:
+        """No sessions, revision 0, no events."""
+        assert ledger.sessions() == []
+        assert ledger.revision("s") == 0
+        assert list(ledger.events("s")) == []
+
+    def test_seqs_count_from_zero_per_session(self, ledger: Ledger) -> None:
+        """Each session numbers its events 0, 1, 2, … on its own."""
+        assert ledger.append("a", user("one")) == 0
+        assert ledger.append("a", user("two")) == 1
+        assert ledger.append("b", user("three")) == 0
+        assert ledger.append_many("a", [user("x"), user("y")]) == [2, 3]
+        assert (ledger.revision("a"), ledger.revision("b")) == (4, 1)
+        assert [e.seq for e in ledger.events("a")] == [0, 1, 2, 3]
+        assert ledger.sessions() == ["a", "b"]
+
+    def test_events_round_trip_exactly(self, ledger: Ledger) -> None:
+        """Type, data (key order, unicode, numbers), surface_op and sources come back as sent."""
+        data = {
+            "z": 1,
+            "a": [1.5, -2, True, None, "你好 😀"],
+            "nested": {"b": {"c": []}, "a": {}},
+            "big": 2**60,
+        }
+        ledger.append("s", {"type": "custom/thing", "data": data})
+        ledger.append("s", assistant("hi", source_seqs=[0]))
+        first, second = ledger.events("s")
+        assert first.type == "custom/thing"
+        assert first.to_new() == {"type": "custom/thing", "data": data}
+        assert list(first.data) == ["z", "a", "nested", "big"]
+        assert list(first.data["nested"]) == ["b", "a"]
+        assert (first.surface_op, first.source_seqs) == (None, None)
+        assert (second.surface_op, second.source_seqs) == ("append", (0,))
+        assert isinstance(first.time, int)
+        assert first.time >= 0
+
+    def test_stored_events_are_read_only(self, ledger: Ledger) -> None:
+        """Readers cannot change what other readers see."""
+        ledger.append("s", user("hi"))
+        event = ledger.events("s")[0]
+        with pytest.raises(TypeError):
+            event.data["content"] = []  # type: ignore[index]
+        with pytest.raises(AttributeError):
+            event.seq = 5  # type: ignore[misc]
+        assert ledger.events("s")[0].data["content"][0]["text"] == "hi"
+
+    def test_events_reads_a_range(self, ledger: Ledger) -> None:
+        """``start`` and ``stop`` select seqs; out-of-range bounds give fewer events."""
+        ledger.append_many("s", [user(str(i)) for i in range(5)])
+        assert [e.seq for e in ledger.events("s", 2)] == [2, 3, 4]
+        assert [e.seq for e in ledger.events("s", 1, 3)] == [1, 2]
+        assert list(ledger.events("s", 9)) == []
+
+    def test_unknown_types_and_blocks_are_kept(self, ledger: Ledger) -> None:
+        """The ledger stores event types and content blocks it does not know."""
+        block = {"type": "future-block", "payload": {"x": 1}}
+        ledger.append("s", {"type": "plugin/custom", "data": {"anything": [1, 2]}})
+        ledger.append(
+            "s", {"type": "user/message", "data": {"content": [block]}, "surface_op": "append"}
+        )
+        assert ledger.events("s")[1].to_new()["data"]["content"] == [block]
+
+    # -- optimistic concurrency ---------------------------------------------------------------
+
+    def test_expected_revision_guards_the_append(self, ledger: Ledger) -> None:
+        """A matching revision writes; a stale one raises ConflictError and writes nothing."""
+        assert ledger.append("s", user("a"), expected_revision=0) == 0
+        assert ledger.append_many("s", [user("b"), user("c")], expected_revision=1) == [1, 2]
+        with pytest.raises(ConflictError) as caught:
+            ledger.append_many("s", [user("late"), user("later")], expected_revision=1)
+        assert (caught.value.expected, caught.value.actual) == (1, 3)
+        assert ledger.revision("s") == 3
+
+    def test_two_handles_cannot_both_win(self, open_ledger: LedgerFactory) -> None:
+        """Writers that read the same revision: the first wins, the second conflicts."""
+        first, second = open_ledger(), open_ledger()
+        first.append("s", user("base"))
+        seen = second.revision("s")
+        first.append("s", user("winner"), expected_revision=seen)
+        with pytest.raises(ConflictError):
+            second.append("s", user("loser"), expected_revision=seen)
+        assert [e.data["content"][0]["text"] for e in second.events("s")] == ["base", "winner"]
+
+    def test_a_second_handle_checks_against_the_current_surface(
+        self, open_ledger: LedgerFactory
+    ) -> None:
+        """Surface rules hold across handles: a replace sees what another handle appended."""
+        first, second = open_ledger(), open_ledger()
+        second.append("s", user("zero"))
+        first.append_many("s", [user("one"), user("two")])
+        second.append("s", _replace(user("sum"), 1, 2, [1, 2]))
+        with pytest.raises(InvalidEventError):
+            first.append("s", _replace(user("again"), 1, 2, [1, 2]))
+        assert first.revision("s") == 4
+
+    def test_empty_batch_writes_nothing(self, ledger: Ledger) -> None:
+        """An empty batch returns no seqs, creates no session, but still checks the revision."""
+        assert ledger.append_many("s", []) == []
+        assert ledger.sessions() == []
+        with pytest.raises(ConflictError):
+            ledger.append_many("s", [], expected_revision=3)
+
+    # -- surface rules -------------------------------------------------------------------------
+
+    def test_replace_names_a_positional_span(self, ledger: Ledger) -> None:
+        """A replace covers the span between two current seqs, then sits in its place."""
+        ledger.append_many("s", [user("a"), user("b"), user("c"), user("d")])
+        assert ledger.append("s", _replace(user("bc"), 1, 2, [1, 2])) == 4
+        # 4 now sits at position 1, so 0..4 is a valid span while 4..0 is reversed.
+        assert ledger.append("s", _replace(user("head"), 0, 4, [0, 4, 1, 2])) == 5
+        with pytest.raises(InvalidEventError, match="reversed"):
+            ledger.append("s", _replace(user("x"), 3, 5, [3, 5]))
+        assert ledger.events("s")[5].surface_op == ReplaceOp(0, 4)
+
+    @pytest.mark.parametrize(
+        ("bad", "match"),
+        [
+            ({"type": "user/message", "data": {"content": []}}, "must carry surface_op"),
+            ({"type": "turn/start", "data": {"turn": 1}, "surface_op": "append"}, "neither"),
+            ({"type": "turn/start", "data": {"turn": 1}, "source_seqs": [0]}, "neither"),
+            ({**user("x"), "source_seqs": [5]}, "not earlier"),
+            ({**user("x"), "source_seqs": [0, 0]}, "repeat"),
+            ({**user("x"), "source_seqs": []}, "empty only on assistant"),
+            ({**user("x"), "source_seqs": [-1]}, "non-negative"),
+            (_replace(user("x"), 0, 9, [0]), "not on the current surface"),
+            (_replace(user("x"), 1, 0, [0, 1]), "reversed"),
+            (_replace(user("x"), 0, 1, [0]), "do not list"),
+            ({**user("x"), "surface_op": "prepend"}, "surface_op must be"),
+            ({**user("x"), "seq": 3}, "unknown keys"),
+            ({"type": "", "data": {}}, "type must be"),
+            ({"type": "user/message", "data": [], "surface_op": "append"}, "JSON object"),
+            ({"type": "x", "data": {"v": {1, 2}}}, "not JSON"),
+            ({"type": "x", "data": {"v": math.nan}}, "JSON cannot represent"),
+            ({"type": "x", "data": {1: "v"}}, "non-string key"),
+            ({"type": "x", "data": {"v": "\ud800"}}, "lone surrogate"),
+            ({"type": "step/start", "data": {"turn": "1", "step": 1}}, "'turn' must be"),
+            (
+                {"type": "user/message", "data": {"content": ["hi"]}, "surface_op": "append"},
+                "block object",
+            ),
+            (
+                {
+                    **assistant("x"),
+                    "data": {
+                        **assistant("x")["data"],
+                        "usage": {"input_tokens": -1, "output_tokens": 0},
+                    },
+                },
+                "usage.input_tokens",
+            ),
+            ({"type": "request/header", "data": {"header": {"config": {}}}}, "provider"),
+        ],
+    )
+    def test_invalid_events_are_refused(self, ledger: Ledger, bad: Any, match: str) -> None:
+        """Each append-time rule gives a clear InvalidEventError, and nothing is stored."""
+        ledger.append_many("s", [user("a"), user("b")])
+        with pytest.raises(InvalidEventError, match=match):
+            ledger.append("s", bad)
+        assert ledger.revision("s") == 2
+
+    def test_a_bad_event_spoils_its_whole_batch(self, ledger: Ledger) -> None:
+        """A batch is stored completely or not at all."""
+        batch = [user("fine"), _replace(user("bad"), 0, 7, [0, 7]), user("also fine")]
+        with pytest.raises(InvalidEventError):
+            ledger.append_many("s", batch)
+        assert ledger.revision("s") == 0
+        assert ledger.sessions() == []
+
+    def test_tool_result_replacement_changes_only_content(self, ledger: Ledger) -> None:
+        """A tool/result replace shadows exactly one tool/result and keeps its other fields."""
+        ledger.append_many("s", [user("go"), tool_result("c1", "long output"), user("next")])
+        pruned = _replace(tool_result("c1", "short"), 1, 1, [1])
+        assert ledger.append("s", pruned) == 3
+        with pytest.raises(InvalidEventError, match="only content"):
+            ledger.append("s", _replace(tool_result("c2", "x"), 3, 3, [3]))
+        with pytest.raises(InvalidEventError, match="exactly one tool/result"):
+            ledger.append("s", _replace(tool_result("c1", "x"), 0, 3, [0, 3]))
+        assert ledger.revision("s") == 4
+
+    def test_a_batch_may_replace_what_it_appended(self, ledger: Ledger) -> None:
+        """Rules apply event by event inside a batch."""
+        batch = [tool_result("c", "big"), _replace(tool_result("c", "small"), 0, 0, [0])]
+        assert ledger.append_many("s", batch) == [0, 1]
+
+    # -- what cannot be stored -------------------------------------------------------------
+
+    @pytest.mark.parametrize("session_id", ["", "x" * 257, "a\x00b", "tab\tbed", "\ud800", 7])
+    def test_unstorable_session_ids_are_refused(self, ledger: Ledger, session_id: Any) -> None:
+        """Ids that some store could not keep are refused everywhere, before any write."""
+        with pytest.raises(InvalidSessionIdError):
+            ledger.append(session_id, user("hi"))
+        assert ledger.sessions() == []
+
+    def test_session_ids_are_data(self, ledger: Ledger) -> None:
+        """Quotes, unicode and SQL in an id are stored as given and kept apart."""
+        ids = ["x'; DROP TABLE ctxbudget_events; --", "会话/1", "a b", "%", "_"]
+        for session_id in ids:
+            ledger.append(session_id, user(session_id))
+        assert ledger.sessions() == sorted(ids)
+        for session_id in ids:
+            assert ledger.events(session_id)[0].data["content"][0]["text"] == session_id
+
+    def test_oversized_events_are_refused(self, ledger: Ledger) -> None:
+        """One event over the size limit raises EventTooLargeError; nothing is written."""
+        with pytest.raises(EventTooLargeError):
+            ledger.append("s", user("x" * (MAX_EVENT_BYTES + 1)))
+        assert ledger.revision("s") == 0
+
+    # -- durability -------------------------------------------------------------------------
+
+    def test_another_handle_sees_committed_events(self, open_ledger: LedgerFactory) -> None:
+        """What one handle committed, a handle opened later reads back."""
+        writer = open_ledger()
+        writer.append_many("s", [user("a"), assistant("b")])
+        reader = open_ledger()
+        assert [e.type for e in reader.events("s")] == ["user/message", "assistant/message"]
+        assert reader.sessions() == ["s"]
