@@ -1,0 +1,24 @@
+"""The replay token meter: folds a session's ledger into context pressure.
+
+``TokenMeter(ledger).measure(session_id)`` says how many tokens the session's next
+request takes, which log revision that answer has seen, and what each node of
+the model-visible surface costs.
+"""
+
+from ctxbudget.meter.headers import RequestHeader, canonical_header, headers_equal
+from ctxbudget.meter.measurement import Baseline, Measurement, Usage
+from ctxbudget.meter.nodes import Node, NodeVector
+from ctxbudget.meter.token_meter import DEFAULT_CONTEXT_WINDOW, TokenMeter
+
+__all__ = [
+    "DEFAULT_CONTEXT_WINDOW",
+    "Baseline",
+    "Measurement",
+    "Node",
+    "NodeVector",
+    "RequestHeader",
+    "TokenMeter",
+    "Usage",
+    "canonical_header",
+    "headers_equal",
+]

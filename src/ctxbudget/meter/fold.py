@@ -1,0 +1,221 @@
+"""The per-session replay fold: one pure transition per logged event.
+
+``fold_event(state, event, pricing)`` returns the next state or raises ``FoldError``;
+it never changes ``state``, so a bad event leaves the fold exactly where it was.
+State is immutable and shares structure with earlier states (``NodeVector``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Final, Protocol, TypeAlias
+
+from ctxbudget.content import Message, ToolResultBlock, blocks_from_json
+from ctxbudget.ledger import SURFACE_TYPES, Event, ReplaceOp
+from ctxbudget.meter.assembler import assemble_blocks
+from ctxbudget.meter.headers import RequestHeader, canonical_header
+from ctxbudget.meter.measurement import Baseline, Usage
+from ctxbudget.meter.nodes import Node, NodeVector
+
+__all__ = ["Anchor", "FoldError", "FoldState", "PricedHeader", "Pricing", "fold_event"]
+
+
+EMPTY_NODES: Final = NodeVector()
+
+
+class FoldError(Exception):
+    """An event the fold cannot take; the message names its seq."""
+
+
+class Pricing(Protocol):
+    """How the fold prices messages and headers (the meter's counter and overheads)."""
+
+    def message(self, message: Message) -> int: ...
+
+    def header(self, header: RequestHeader) -> int: ...
+
+
+@dataclass(frozen=True, slots=True)
+class PricedHeader:
+    """A canonical header and its estimated price, priced once when folded."""
+
+    header: RequestHeader
+    tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class Anchor:
+    """The latest successful call: its envelope, the surface it saw, its baseline."""
+
+    header: PricedHeader | None
+    surface_tokens: int
+    baseline: Baseline
+
+
+# A persistent list of the open step's chunks, newest first: O(1) to extend and share.
+ChunkList: TypeAlias = "tuple[Event, ChunkList] | None"
+
+
+@dataclass(frozen=True, slots=True)
+class OpenStep:
+    """A ``step/start`` without its ``step/end`` yet."""
+
+    turn: int
+    step: int
+    surface_tokens: int
+    chunks: ChunkList = None
+
+    def chunk(self, seq: int) -> Event | None:
+        """The chunk event ``seq`` logged in this step, if any."""
+        link = self.chunks
+        while link is not None:
+            if link[0].seq == seq:
+                return link[0]
+            link = link[1]
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class FoldState:
+    """Everything the meter knows about a session after ``consumed`` events."""
+
+    consumed: int = 0
+    header: PricedHeader | None = None
+    nodes: NodeVector = EMPTY_NODES
+    surface_tokens: int = 0
+    step: OpenStep | None = None
+    anchor: Anchor | None = None
+
+
+Lookup = Callable[[int], Event | None]
+"""Reads an earlier event of the session by seq (for provenance outside the open step)."""
+
+
+def fold_event(state: FoldState, event: Event, pricing: Pricing, lookup: Lookup) -> FoldState:
+    """The state after ``event``; ``FoldError`` if the event cannot be folded."""
+    if event.seq != state.consumed:
+        raise FoldError(f"expected seq {state.consumed} next, the log gave seq {event.seq}")
+    try:
+        return _transition(state, event, pricing, lookup)
+    except FoldError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise FoldError(f"{event.type} at seq {event.seq} is malformed ({exc!r})") from None
+
+
+def _transition(state: FoldState, event: Event, pricing: Pricing, lookup: Lookup) -> FoldState:
+    kind, data, seq = event.type, event.data, event.seq
+    header, step = state.header, state.step
+    if kind == "request/header":
+        canonical = canonical_header(data["header"])
+        header = PricedHeader(canonical, pricing.header(canonical))
+    elif kind == "step/start":
+        if step is not None:
+            raise FoldError(
+                f"step/start at seq {seq} arrived before turn {step.turn}/step {step.step} ended"
+            )
+        step = OpenStep(_int(data, "turn"), _int(data, "step"), state.surface_tokens)
+    elif kind == "step/end":
+        if not _matches(step, data):
+            raise FoldError(f"step/end at seq {seq} has no matching step/start boundary")
+        step = None
+    elif kind == "assistant/chunk" and step is not None:
+        step = replace(step, chunks=(event, step.chunks))
+    after = replace(state, consumed=seq + 1, header=header, step=step)
+    if kind in SURFACE_TYPES and event.surface_op is not None:
+        return _fold_surface(after, event, pricing, lookup)
+    return after
+
+
+def _fold_surface(state: FoldState, event: Event, pricing: Pricing, lookup: Lookup) -> FoldState:
+    is_assistant = event.type == "assistant/message"
+    if is_assistant and not _matches(state.step, event.data):
+        raise FoldError(f"assistant/message at seq {event.seq} has no matching step/start boundary")
+    price = _price_event(event, pricing)
+    nodes, surface_tokens = _apply_op(state, event, price)
+    anchor = state.anchor
+    if is_assistant:
+        assert state.step is not None  # checked by _matches above
+        anchor = _anchor(state, event, price, pricing, lookup)
+    return replace(state, nodes=nodes, surface_tokens=surface_tokens, anchor=anchor)
+
+
+def _apply_op(state: FoldState, event: Event, price: int) -> tuple[NodeVector, int]:
+    node, op = Node(event.seq, price), event.surface_op
+    if not isinstance(op, ReplaceOp):
+        return state.nodes.appended(node), state.surface_tokens + price
+    positions = {n.seq: i for i, n in enumerate(state.nodes) if n.seq in (op.start, op.end)}
+    first, last = positions.get(op.start), positions.get(op.end)
+    if first is None or last is None or first > last:
+        raise FoldError(f"replace at seq {event.seq} has invalid current range {op.start}-{op.end}")
+    removed = sum(n.tokens for n in state.nodes[first : last + 1])
+    return state.nodes.replaced(first, last, node), state.surface_tokens + price - removed
+
+
+def _anchor(state: FoldState, event: Event, price: int, pricing: Pricing, lookup: Lookup) -> Anchor:
+    step, header = state.step, state.header
+    assert step is not None
+    header_tokens = header.tokens if header else 0
+    usage_json = event.data.get("usage")
+    if usage_json is None or header is None:
+        surface = step.surface_tokens + price
+        return Anchor(header, surface, Baseline("estimated", header_tokens + surface))
+    usage = Usage.from_json(usage_json)
+    surface = step.surface_tokens + _provider_output_tokens(event, step, price, pricing, lookup)
+    estimated = header_tokens + surface
+    if usage.total_tokens >= estimated:
+        return Anchor(header, surface, Baseline("usage", usage.total_tokens, usage))
+    # Usage below the full heuristic price is never trusted as an anchor.
+    return Anchor(header, surface, Baseline("estimated", estimated))
+
+
+def _provider_output_tokens(
+    event: Event, step: OpenStep, durable_price: int, pricing: Pricing, lookup: Lookup
+) -> int:
+    """The price of what the provider emitted, rebuilt from the cited chunks."""
+    if event.source_seqs is None:
+        return durable_price  # legacy log: assume the durable message is the provider's
+    where = f"assistant/message at seq {event.seq}"
+    seen: set[int] = set()
+    chunks = []
+    for source in event.source_seqs:
+        if source >= event.seq:
+            raise FoldError(f"{where}: source seq {source} is not earlier")
+        if source in seen:
+            raise FoldError(f"{where} repeats source seq {source}")
+        seen.add(source)
+        cited = step.chunk(source) or lookup(source)
+        if cited is None or cited.type != "assistant/chunk":
+            raise FoldError(f"{where}: source seq {source} is not assistant/chunk")
+        if not _same_step(cited.data, event.data):
+            raise FoldError(f"{where}: source seq {source} belongs to another step")
+        chunks.append(cited.data["chunk"])
+    blocks = assemble_blocks(chunks)
+    return pricing.message(Message("assistant", blocks)) if blocks else 0
+
+
+def _price_event(event: Event, pricing: Pricing) -> int:
+    data = event.data
+    content = blocks_from_json(data["content"])
+    if event.type == "assistant/message":
+        return pricing.message(Message("assistant", content)) if content else 0
+    if event.type == "tool/result":
+        block = ToolResultBlock(str(data["call_id"]), content, bool(data.get("is_error", False)))
+        return pricing.message(Message("user", (block,)))
+    return pricing.message(Message("user", content))
+
+
+def _matches(step: OpenStep | None, data: Mapping[str, Any]) -> bool:
+    return step is not None and (step.turn, step.step) == (data.get("turn"), data.get("step"))
+
+
+def _same_step(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    return (a.get("turn"), a.get("step")) == (b.get("turn"), b.get("step"))
+
+
+def _int(data: Mapping[str, Any], key: str) -> int:
+    value = data[key]
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{key} must be an integer, not {value!r}")
+    return value

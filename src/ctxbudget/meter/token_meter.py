@@ -1,0 +1,161 @@
+"""``TokenMeter``: how much of the context window the next request of a session takes.
+
+Every ``measure`` first catches the session's fold up to the log tail, so the
+answer never depends on who read the log before. Provider usage anchors the
+answer only while the request envelope is unchanged; everything the surface
+gained or lost since is priced by the counter and added as a signed delta.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ctxbudget.content import Message, message_from_json
+from ctxbudget.errors import ConfigError, ReplayError
+from ctxbudget.kernel import classify
+from ctxbudget.ledger import Event, LedgerReader
+from ctxbudget.meter.fold import FoldError, FoldState, fold_event
+from ctxbudget.meter.headers import RequestHeader, canonical_header, headers_equal
+from ctxbudget.meter.measurement import NO_BASELINE, Baseline, Measurement
+from ctxbudget.tokens import (
+    SEED_OVERHEADS,
+    Overheads,
+    TokenCounter,
+    default_counter,
+    price_message,
+    price_tools,
+)
+
+__all__ = ["DEFAULT_CONTEXT_WINDOW", "TokenMeter"]
+
+DEFAULT_CONTEXT_WINDOW: Final = 128_000
+
+
+@dataclass(frozen=True, slots=True)
+class _Pricing:
+    counter: TokenCounter
+    overheads: Overheads
+
+    def message(self, message: Message) -> int:
+        return price_message(message, self.counter, self.overheads)
+
+    def header(self, header: RequestHeader) -> int:
+        prefix = sum(self.message(message_from_json(m)) for m in header.message_prefix)
+        system = 0
+        if header.system is not None:
+            system = self.counter.count(header.system) + self.overheads.block
+        return prefix + system + price_tools(header.tools, self.counter, self.overheads)
+
+
+class TokenMeter:
+    """Replays each session's ledger into a running estimate of its context pressure.
+
+    ``counter`` defaults to ``default_counter()``; ``Chars4Counter()`` with
+    ``SEED_OVERHEADS`` reproduces the reference meter exactly. One meter can serve
+    many sessions and threads; each session's fold is kept and advanced on read.
+    """
+
+    def __init__(
+        self,
+        ledger: LedgerReader,
+        counter: TokenCounter | None = None,
+        context_window: int = DEFAULT_CONTEXT_WINDOW,
+        overheads: Overheads = SEED_OVERHEADS,
+    ) -> None:
+        if (
+            not isinstance(context_window, int)
+            or isinstance(context_window, bool)
+            or context_window <= 0
+        ):
+            raise ConfigError(
+                f"TokenMeter: context_window ({context_window!r}) must be a positive integer"
+            )
+        self._ledger = ledger
+        self._pricing = _Pricing(counter if counter is not None else default_counter(), overheads)
+        self._context_window = context_window
+        self._folds: dict[str, FoldState] = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        counter, window = self._pricing.counter, self.context_window
+        return f"TokenMeter({self._ledger!r}, counter={counter!r}, context_window={window})"
+
+    @property
+    def context_window(self) -> int:
+        """The capacity every measurement is classified against."""
+        return self._context_window
+
+    @property
+    def counter(self) -> TokenCounter:
+        """The counter that prices messages and headers."""
+        return self._pricing.counter
+
+    def estimate_message(self, message: Message | Mapping[str, Any]) -> int:
+        """The estimated tokens of one message (no session state involved)."""
+        if not isinstance(message, Message):
+            message = message_from_json(message)
+        return self._pricing.message(message)
+
+    def measure(
+        self, session_id: str, request_header: Mapping[str, Any] | RequestHeader | None = None
+    ) -> Measurement:
+        """Pressure of the session's next request, folded up to the current log tail.
+
+        ``request_header`` prices a different envelope (e.g. another model) without
+        changing what the surface fields describe. ``ReplayError`` if a logged event
+        cannot be folded; it stays unread, so every later call raises it again.
+        """
+        state = self._sync(session_id)
+        if request_header is None:
+            priced = state.header
+            header, header_tokens = (priced.header, priced.tokens) if priced else (None, 0)
+        else:
+            header = canonical_header(request_header)
+            header_tokens = self._pricing.header(header)
+        baseline, delta = _baseline(state, header, header_tokens)
+        total = max(0, baseline.tokens + delta)
+        return Measurement(
+            log_revision=state.consumed,
+            baseline=baseline,
+            surface_delta_tokens=delta,
+            total_tokens=total,
+            surface_tokens=state.surface_tokens,
+            nodes=state.nodes,
+            capacity=self._context_window,
+            pressure=classify(total, self._context_window),
+        )
+
+    def _sync(self, session_id: str) -> FoldState:
+        with self._lock:
+            state = self._folds.get(session_id, FoldState())
+            try:
+                for event in self._ledger.events(session_id, state.consumed):
+                    state = fold_event(state, event, self._pricing, self._lookup(session_id))
+            except FoldError as exc:
+                raise ReplayError(session_id, state.consumed, str(exc)) from None
+            finally:
+                # Keep every event that folded; the failing one stays unread.
+                self._folds[session_id] = state
+            return state
+
+    def _lookup(self, session_id: str) -> Any:
+        def lookup(seq: int) -> Event | None:
+            found = self._ledger.events(session_id, seq, seq + 1)
+            return found[0] if found else None
+
+        return lookup
+
+
+def _baseline(
+    state: FoldState, header: RequestHeader | None, header_tokens: int
+) -> tuple[Baseline, int]:
+    anchor = state.anchor
+    anchor_header = anchor.header.header if anchor and anchor.header else None
+    if anchor is not None and headers_equal(anchor_header, header):
+        return anchor.baseline, state.surface_tokens - anchor.surface_tokens
+    if header is None and state.surface_tokens == 0:
+        return NO_BASELINE, 0
+    return Baseline("estimated", header_tokens + state.surface_tokens), 0
