@@ -1,7 +1,11 @@
 """Public test doubles for ctxbudget's extension points.
 
 Use them in your own tests as you would use httpx's ``MockTransport``.
+``LedgerConformance`` (the suite every ledger store passes) needs pytest and is
+imported on first use.
 """
+
+from typing import Any
 
 from ctxbudget.testing.compaction import (
     AsyncFakeArchive,
@@ -15,4 +19,14 @@ __all__ = [
     "AsyncFakeSummarizer",
     "FakeArchive",
     "FakeSummarizer",
+    "LedgerConformance",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # Lazy so that importing ctxbudget.testing does not require pytest.
+    if name == "LedgerConformance":
+        from ctxbudget.testing.ledger import LedgerConformance
+
+        return LedgerConformance
+    raise AttributeError(f"module 'ctxbudget.testing' has no attribute {name!r}")
