@@ -13,13 +13,25 @@ from ctxbudget.testing.compaction import (
     FakeArchive,
     FakeSummarizer,
 )
+from ctxbudget.testing.enforce import (
+    AsyncFakeOriginalsArchive,
+    AsyncFakeTurnSummarizer,
+    FakeOriginalsArchive,
+    FakeTurnSummarizer,
+    RecordingSink,
+)
 
 __all__ = [
     "AsyncFakeArchive",
+    "AsyncFakeOriginalsArchive",
     "AsyncFakeSummarizer",
+    "AsyncFakeTurnSummarizer",
     "FakeArchive",
+    "FakeOriginalsArchive",
     "FakeSummarizer",
+    "FakeTurnSummarizer",
     "LedgerConformance",
+    "RecordingSink",
 ]
 
 

@@ -1,0 +1,140 @@
+"""Estimating a request, segment by segment, fast enough for every request.
+
+Two caches keep the warm path cheap. ``MemoCounter`` remembers counts by text
+across calls (the same history is re-sent every turn), and ``Pricer`` remembers
+each message it priced during one call, so a stage that edits three turns
+re-prices three turns, not six hundred.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Final
+
+from ctxbudget.content import Message
+from ctxbudget.formats import Request, Turn
+from ctxbudget.kernel import CONVERSATION, SYSTEM, TOOLS
+from ctxbudget.tokens import SEED_OVERHEADS, Overheads, TokenCounter, default_counter, price_message
+from ctxbudget.tokens import price_tools as _price_tools
+
+__all__ = [
+    "PENDING",
+    "MemoCounter",
+    "Pricer",
+    "SegmentTokens",
+    "shared_default_counter",
+]
+
+PENDING: Final = "pending"
+"""The segment of the turn the model is asked to answer now."""
+
+_MEMO_LIMIT: Final = 65_536
+
+
+class MemoCounter:
+    """A counter that remembers the count of every text it has seen (bounded).
+
+    Keys are ``(hash(text), len(text))``, not the texts: keeping a conversation's
+    strings alive in a process-wide cache would pin megabytes of old prompts.
+    CPython caches a string's hash on the string, so a re-sent body costs one
+    dict lookup per text. Two different texts sharing both hash and length would
+    share a count; with a 64-bit SipHash that is about 1e-10 at the cache's size.
+    """
+
+    __slots__ = ("_counts", "_inner", "limit")
+
+    def __init__(self, inner: TokenCounter, limit: int = _MEMO_LIMIT) -> None:
+        self._inner = inner
+        self._counts: dict[tuple[int, int], int] = {}
+        self.limit = limit
+
+    @property
+    def name(self) -> str:
+        """The wrapped counter's name: memoizing does not change the counts."""
+        return self._inner.name
+
+    def count(self, text: str) -> int:
+        """Tokens in ``text``, counted once per distinct text."""
+        key = (hash(text), len(text))
+        found = self._counts.get(key)
+        if found is None:
+            if len(self._counts) >= self.limit:
+                self._counts.clear()  # crude, but bounded and O(1) amortised
+            found = self._counts[key] = self._inner.count(text)
+        return found
+
+    def __repr__(self) -> str:
+        return f"MemoCounter({self._inner!r})"
+
+
+@cache
+def shared_default_counter() -> MemoCounter:
+    """The library's default counter, memoized once per process."""
+    return MemoCounter(default_counter())
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentTokens:
+    """Estimated tokens per segment of one request."""
+
+    system: int
+    tools: int
+    conversation: int
+    pending: int
+
+    @property
+    def total(self) -> int:
+        """The whole request."""
+        return self.system + self.tools + self.conversation + self.pending
+
+    def largest(self) -> tuple[str, int]:
+        """The biggest segment and its tokens (the first one on a tie)."""
+        named = {SYSTEM: self.system, TOOLS: self.tools, CONVERSATION: self.conversation}
+        named[PENDING] = self.pending
+        name = max(named, key=lambda key: named[key])
+        return name, named[name]
+
+
+class Pricer:
+    """Prices the turns of one enforcement call, each message once.
+
+    Messages are remembered by identity together with the message itself, so an
+    id cannot be reused by another object while the pricer lives.
+    """
+
+    __slots__ = ("_by_id", "_tools", "counter", "overheads")
+
+    def __init__(self, counter: TokenCounter, overheads: Overheads = SEED_OVERHEADS) -> None:
+        self.counter = counter
+        self.overheads = overheads
+        self._by_id: dict[int, tuple[Message, int]] = {}
+        self._tools: tuple[Sequence[Mapping[str, Any]], int] | None = None
+
+    def message(self, message: Message) -> int:
+        """Tokens of one message."""
+        found = self._by_id.get(id(message))
+        if found is None:
+            found = (message, price_message(message, self.counter, self.overheads))
+            self._by_id[id(message)] = found
+        return found[1]
+
+    def turns(self, turns: Sequence[Turn]) -> int:
+        """Tokens of a run of turns."""
+        return sum(self.message(turn.message) for turn in turns)
+
+    def tools(self, tools: Sequence[Mapping[str, Any]]) -> int:
+        """Tokens of the tool declarations (priced once per call)."""
+        if self._tools is None or self._tools[0] is not tools:
+            self._tools = (tools, _price_tools(tools, self.counter, self.overheads))
+        return self._tools[1]
+
+    def segments(self, request: Request) -> SegmentTokens:
+        """Tokens per segment of ``request``."""
+        return SegmentTokens(
+            system=self.turns(request.system),
+            tools=self.tools(request.tools),
+            conversation=self.turns(request.conversation),
+            pending=self.turns(request.pending),
+        )
