@@ -58,7 +58,7 @@ def _scheme(url: str) -> str:
 
 def _sqlite_path(url: str) -> Path:
     """``sqlite:///rel/path`` is relative to the cwd, ``sqlite:////abs/path`` absolute."""
-    rest = url.split("://", 1)[1]
+    rest = url.partition("://")[2]
     if not rest.startswith("/") or rest == "/":
         raise ConfigError(f"a SQLite ledger URL looks like sqlite:///PATH, not {url!r}")
     return Path(unquote(rest[1:]))
