@@ -53,7 +53,11 @@ class BudgetConfig:
     second (both strict); ``cache_guard_min_eff <= 0`` turns the guard off.
     ``turn_trim_chars`` (``turn_trim_chars_under_pressure``): history text longer
     than this keeps its first ``turn_trim_head_chars`` and last
-    ``turn_trim_tail_chars`` characters.
+    ``turn_trim_tail_chars`` characters; under cost pressure the threshold and
+    the kept characters are the ``*_under_pressure`` ones. (Keeping 300 + 200
+    under a 200 threshold would change nothing for long turns: the kept part
+    would be as long as before, and a trim never makes a turn longer. So the
+    kept head and tail shrink in the same 800 -> 200 proportion.)
     ``tool_outputs_kept``: the newest tool outputs never stubbed.
     ``never_trim_headers``: system-prompt section headers no stage may alter.
     ``summarize``: allow the summary stage when a summarizer is given.
@@ -68,6 +72,8 @@ class BudgetConfig:
     turn_trim_chars_under_pressure: int = 200
     turn_trim_head_chars: int = 300
     turn_trim_tail_chars: int = 200
+    turn_trim_head_chars_under_pressure: int = 75
+    turn_trim_tail_chars_under_pressure: int = 50
     tool_outputs_kept: int = 3
     never_trim_headers: tuple[str, ...] = DEFAULT_NEVER_TRIM_HEADERS
     summarize: bool = True
@@ -95,9 +101,15 @@ class BudgetConfig:
         """True unless ``cache_guard_min_eff`` is 0 or below."""
         return self.cache_guard_min_eff > 0
 
-    def trim_threshold(self, cost_pressure: bool) -> int:
-        """Characters a history text may have before ``turn_trim`` cuts it."""
-        return self.turn_trim_chars_under_pressure if cost_pressure else self.turn_trim_chars
+    def trim_limits(self, cost_pressure: bool) -> tuple[int, int, int]:
+        """(threshold, head, tail) characters for ``turn_trim``."""
+        if cost_pressure:
+            return (
+                self.turn_trim_chars_under_pressure,
+                self.turn_trim_head_chars_under_pressure,
+                self.turn_trim_tail_chars_under_pressure,
+            )
+        return self.turn_trim_chars, self.turn_trim_head_chars, self.turn_trim_tail_chars
 
 
 _COUNT_KEYS: Final = (
@@ -106,6 +118,8 @@ _COUNT_KEYS: Final = (
     "turn_trim_chars_under_pressure",
     "turn_trim_head_chars",
     "turn_trim_tail_chars",
+    "turn_trim_head_chars_under_pressure",
+    "turn_trim_tail_chars_under_pressure",
     "tool_outputs_kept",
     "summary_keeps_recent_turns",
 )
@@ -137,6 +151,8 @@ _OPTIONAL_KEYS: Final[dict[str, tuple[Callable[[object], bool], str]]] = {
     "turn_trim_chars_under_pressure": (_is_count, "an integer >= 0"),
     "turn_trim_head_chars": (_is_count, "an integer >= 0"),
     "turn_trim_tail_chars": (_is_count, "an integer >= 0"),
+    "turn_trim_head_chars_under_pressure": (_is_count, "an integer >= 0"),
+    "turn_trim_tail_chars_under_pressure": (_is_count, "an integer >= 0"),
     "tool_outputs_kept": (_is_count, "an integer >= 0"),
     "never_trim_headers": (_is_headers, "a list of strings"),
     "summarize": (lambda v: isinstance(v, bool), "true or false"),

@@ -188,11 +188,7 @@ def _run_stages(
 
 def _stages(options: FlowOptions) -> list[tuple[str, Stage]]:
     config = options.config
-    rule = TrimRule(
-        config.trim_threshold(options.cost_pressure),
-        config.turn_trim_head_chars,
-        config.turn_trim_tail_chars,
-    )
+    rule = TrimRule(*config.trim_limits(options.cost_pressure))
     headers = frozenset(h.strip() for h in config.never_trim_headers)
 
     def trim(request: Request, pricer: Pricer, budget: int) -> Flow:
