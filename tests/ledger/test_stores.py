@@ -111,3 +111,18 @@ def test_an_unreachable_server_is_unavailable() -> None:
     with pytest.raises(StoreUnavailableError) as caught:
         open_ledger("postgresql://user:secret@127.0.0.1:1/none", connect_timeout=2)
     assert "secret" not in str(caught.value)
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+def test_threads_share_one_handle(tmp_path: Path, kind: str) -> None:
+    """Threads appending through one handle keep seqs and the surface consistent."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    url = "memory://" if kind == "memory" else f"sqlite:///{tmp_path}/t.db"
+    with open_ledger(url) as ledger:
+        with ThreadPoolExecutor(4) as pool:
+            list(pool.map(lambda n: ledger.append("s", user(str(n))), range(200)))
+        op = {"op": "replace", "start": 0, "end": 199}
+        replace = {**user("all"), "surface_op": op, "source_seqs": list(range(200))}
+        assert ledger.append("s", replace) == 200
+        assert [e.seq for e in ledger.events("s")] == list(range(201))

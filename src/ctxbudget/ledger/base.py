@@ -181,8 +181,10 @@ class TrackerCache:
                 tracker.replay(event)
         return tracker
 
-    def store(self, session_id: str, tracker: SurfaceTracker) -> None:
-        """Keep the tracker of a batch that committed."""
+    def advance(self, session_id: str, tracker: SurfaceTracker, stored: Iterable[Event]) -> None:
+        """Fold a batch that committed into the session's tracker."""
+        for event in stored:
+            tracker.replay(event)
         self._trackers[session_id] = tracker
 
     def forget(self, session_id: str) -> None:

@@ -48,11 +48,11 @@ class MemoryLedger:
             log = self._logs.get(session_id, [])
             check_expected(session_id, expected_revision, len(log))
             tracker = self._trackers.at(session_id, len(log), lambda a, b: log[a:b])
-            stored, after = plan_append(session_id, tracker, batch, self._clock(), log.__getitem__)
+            stored = plan_append(session_id, tracker, batch, self._clock(), log.__getitem__)
             if stored:
                 self._logs[session_id] = log
                 log.extend(stored)
-            self._trackers.store(session_id, after)
+            self._trackers.advance(session_id, tracker, stored)
         return [e.seq for e in stored]
 
     def events(self, session_id: str, start: int = 0, stop: int | None = None) -> list[Event]:

@@ -195,7 +195,7 @@ class PostgresLedger:
             tracker = self._trackers.at(
                 session_id, revision, lambda a, b: self._read(session_id, a, b)
             )
-            stored, after = plan_append(
+            stored = plan_append(
                 session_id,
                 tracker,
                 batch,
@@ -204,7 +204,7 @@ class PostgresLedger:
             )
             with conn.cursor() as cursor:
                 cursor.executemany(self._sql.insert, encode_rows(stored, batch))
-        self._trackers.store(session_id, after)
+        self._trackers.advance(session_id, tracker, stored)
         return [e.seq for e in stored]
 
     def events(self, session_id: str, start: int = 0, stop: int | None = None) -> list[Event]:
@@ -349,12 +349,10 @@ class AsyncPostgresLedger:
                     if not isinstance(op, str | None)
                 ]
                 known = {e.seq: e for s in replaced for e in await self._read(session_id, s, s + 1)}
-                stored, after = plan_append(
-                    session_id, tracker, batch, self._clock(), known.__getitem__
-                )
+                stored = plan_append(session_id, tracker, batch, self._clock(), known.__getitem__)
                 async with conn.cursor() as cursor:
                     await cursor.executemany(self._sql.insert, encode_rows(stored, batch))
-        self._trackers.store(session_id, after)
+        self._trackers.advance(session_id, tracker, stored)
         return [e.seq for e in stored]
 
     async def events(self, session_id: str, start: int = 0, stop: int | None = None) -> list[Event]:

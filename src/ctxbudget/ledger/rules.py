@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -264,6 +264,13 @@ class SurfaceTracker:
         self.seqs: list[int] = []
         self.kinds: dict[int, str] = {}
 
+    @classmethod
+    def at_revision(cls, revision: int) -> SurfaceTracker:
+        """An empty surface at ``revision``: enough to check a batch of plain appends."""
+        tracker = cls()
+        tracker.revision = revision
+        return tracker
+
     def copy(self) -> SurfaceTracker:
         """An independent copy, to check a batch without touching this one."""
         other = SurfaceTracker()
@@ -378,26 +385,28 @@ class SurfaceTracker:
 def plan_append(
     session_id: str,
     tracker: SurfaceTracker,
-    events: Iterable[NewEvent],
+    events: Sequence[NewEvent],
     now: int,
     lookup: Lookup,
-) -> tuple[list[Event], SurfaceTracker]:
-    """The stored events for a batch landing at ``tracker.revision``, and the surface after.
+) -> list[Event]:
+    """The stored events for a batch landing at ``tracker.revision``; ``tracker`` is untouched.
 
-    ``tracker`` is left as it was, so a failed write can simply drop the result.
+    Appends are checked without the surface (their rules depend only on their seq),
+    so only a batch that replaces pays for a copy of it.
     """
-    after = tracker.copy()
+    replacing = any(isinstance(new.surface_op, ReplaceOp) for new in events)
+    work = tracker.copy() if replacing else SurfaceTracker.at_revision(tracker.revision)
     stored: list[Event] = []
 
     def lookup_in_batch(seq: int) -> Event:
         return stored[seq - tracker.revision] if seq >= tracker.revision else lookup(seq)
 
     for new in events:
-        after.check(new, lookup_in_batch)
+        work.check(new, lookup_in_batch)
         stored.append(
             Event(
-                session_id, after.revision, now, new.type, new.data, new.surface_op, new.source_seqs
+                session_id, work.revision, now, new.type, new.data, new.surface_op, new.source_seqs
             )
         )
-        after.apply(new)
-    return stored, after
+        work.apply(new)
+    return stored

@@ -89,21 +89,22 @@ class SQLiteLedger:
         session_id, batch = prepare_batch(
             session_id, events, expected_revision, self._max_event_bytes
         )
-        with self._lock, self._write_transaction(session_id) as conn:
-            (revision,) = conn.execute(_REVISION, (session_id,)).fetchone()
-            check_expected(session_id, expected_revision, revision)
-            tracker = self._trackers.at(
-                session_id, revision, lambda a, b: self._read(session_id, a, b)
-            )
-            stored, after = plan_append(
-                session_id,
-                tracker,
-                batch,
-                self._clock(),
-                lambda s: self._read(session_id, s, s + 1)[0],
-            )
-            conn.executemany(_INSERT, encode_rows(stored, batch))
-        self._trackers.store(session_id, after)
+        with self._lock:
+            with self._write_transaction(session_id) as conn:
+                (revision,) = conn.execute(_REVISION, (session_id,)).fetchone()
+                check_expected(session_id, expected_revision, revision)
+                tracker = self._trackers.at(
+                    session_id, revision, lambda a, b: self._read(session_id, a, b)
+                )
+                stored = plan_append(
+                    session_id,
+                    tracker,
+                    batch,
+                    self._clock(),
+                    lambda s: self._read(session_id, s, s + 1)[0],
+                )
+                conn.executemany(_INSERT, encode_rows(stored, batch))
+            self._trackers.advance(session_id, tracker, stored)
         return [e.seq for e in stored]
 
     def events(self, session_id: str, start: int = 0, stop: int | None = None) -> list[Event]:
