@@ -11,6 +11,7 @@ from ctxbudget.errors import ConfigError, CorruptEventError, StoreUnavailableErr
 from ctxbudget.ledger import MemoryLedger, SQLiteLedger, open_ledger
 from ctxbudget.meter import TokenMeter
 from ctxbudget.testing.ledger import user
+from ctxbudget.tokens import Chars4Counter
 
 
 def test_no_url_means_a_sqlite_file_under_dot_ctxbudget(
@@ -82,7 +83,7 @@ def test_a_corrupt_row_names_session_and_seq(tmp_path: Path, statement: str, det
         assert (caught.value.session_id, caught.value.seq) == ("sess", 1)
         assert "'sess'" in str(caught.value)
         with pytest.raises(CorruptEventError):
-            TokenMeter(ledger).measure("sess")
+            TokenMeter(ledger, Chars4Counter()).measure("sess")
         with pytest.raises(CorruptEventError):
             ledger.append("sess", user("d"))
 

@@ -227,15 +227,16 @@ def test_m13_empty_call_anchors_zero() -> None:
 
 def test_default_window_and_override() -> None:
     """Cases 1-2: 128,000 by default, any positive integer otherwise."""
-    assert TokenMeter(MemoryLedger()).context_window == 128_000
-    assert TokenMeter(MemoryLedger(), context_window=32_000).context_window == 32_000
+    assert TokenMeter(MemoryLedger(), Chars4Counter()).context_window == 128_000
+    meter = TokenMeter(MemoryLedger(), Chars4Counter(), context_window=32_000)
+    assert meter.context_window == 32_000
 
 
 @pytest.mark.parametrize("window", [0, -1, 1.5, float("nan"), None, True])
 def test_invalid_window_is_a_config_error(window: object) -> None:
     """Case 4: capacity must be a positive integer."""
     with pytest.raises(ConfigError, match=r"context_window .* positive integer"):
-        TokenMeter(MemoryLedger(), context_window=window)  # type: ignore[arg-type]
+        TokenMeter(MemoryLedger(), Chars4Counter(), context_window=window)  # type: ignore[arg-type]
 
 
 def test_estimate_message_shapes() -> None:
