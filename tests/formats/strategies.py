@@ -32,7 +32,9 @@ WORDS = (
     "𠀀",
 )
 
-text = st.lists(st.sampled_from(WORDS), max_size=700).map(" ".join)
+phrase = st.lists(st.sampled_from(WORDS), max_size=40).map(" ".join)
+# A phrase repeated: long texts (past the 800-character trim threshold) stay cheap to draw.
+text = st.tuples(phrase, st.integers(1, 60)).map(lambda pair: pair[0] * pair[1])
 short_text = st.lists(st.sampled_from(WORDS), min_size=1, max_size=12).map(" ".join)
 
 SYSTEM_SECTIONS = (
