@@ -33,6 +33,7 @@ from ctxbudget.tokens import (
     CJKCounter,
     TokenCounter,
     default_counter,
+    get_counter,
     json_text,
 )
 
@@ -232,6 +233,7 @@ def main() -> None:
         ("chars4 (seed 002)", Chars4Counter),
         ("cjk (seed 003)", CJKCounter),
         ("default_counter()", default_counter),
+        ("tiktoken:cl100k_base (exact)", lambda: get_counter("tiktoken:cl100k_base")),
     ]
     for name, make in counters:
         try:
