@@ -16,6 +16,7 @@ from ctxbudget.kernel import (
     TOOLS,
     Display,
     Meter,
+    Pressure,
     Report,
     SegmentUsage,
 )
@@ -199,3 +200,8 @@ def test_shrink_touches_only_its_segment_and_never_goes_negative(
     for segment, tokens in before.items():
         if segment != target:
             assert after[segment] == tokens
+
+
+def test_report_pressure_classifies_the_estimate() -> None:
+    assert Report(segments=(), input=75, cap=100).pressure() is Pressure.TIGHT
+    assert Report(segments=(), input=10, cap=0).pressure() is Pressure.CRITICAL

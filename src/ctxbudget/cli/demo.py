@@ -1,8 +1,14 @@
-"""``ctxbudget demo``: meter a bundled agent request by segment and show its pressure."""
+"""``ctxbudget demo``: the main job on data the project ships.
+
+It meters a bundled agent request by segment and shows its pressure, enforces a
+budget on it (and shows a refusal), then replays a session from the embedded
+SQLite ledger, anchored on the provider usage recorded in it.
+"""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from importlib import resources
 from typing import Any
 
@@ -10,11 +16,20 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from ctxbudget.content import message_from_json
-from ctxbudget.kernel import CONVERSATION, SYSTEM, TOOLS, Meter, classify, max_input
-from ctxbudget.tokens import CJKCounter, price_message, price_tools
+from ctxbudget.cli.render import measurement_table, segment_table
+from ctxbudget.demo.session import demo_session_events, next_user_turn
+from ctxbudget.enforce import BudgetConfig, BudgetEvent, enforce
+from ctxbudget.errors import BudgetExceeded
+from ctxbudget.formats import parse_request
+from ctxbudget.formats.metering import meter_request
+from ctxbudget.kernel import max_input
+from ctxbudget.ledger import DEFAULT_SQLITE_PATH, open_ledger
+from ctxbudget.meter import TokenMeter
+from ctxbudget.tokens import TokenCounter, default_counter, get_counter
 
-DEMO_WINDOW = 16_000
+__all__ = ["demo", "load_demo_request"]
+
+DEMO_WINDOW = 3_600
 """A small window, so the bundled request shows some pressure."""
 
 
@@ -27,28 +42,94 @@ def load_demo_request() -> dict[str, Any]:
 
 @click.command()
 @click.option("--window", default=DEMO_WINDOW, show_default=True, help="Context window in tokens.")
-def demo(window: int) -> None:
-    """Meter a bundled agent request by segment and show its pressure."""
+@click.option(
+    "--ledger",
+    "ledger_url",
+    default=f"sqlite:///{DEFAULT_SQLITE_PATH}",
+    show_default=True,
+    help="Ledger URL for the replay part.",
+)
+@click.option("--counter", "counter_spec", default=None, help="Counter spec (default: calibrated).")
+def demo(window: int, ledger_url: str, counter_spec: str | None) -> None:
+    """Meter, enforce and replay a bundled agent request and session."""
     console = Console()
     body = load_demo_request()
-    counter = CJKCounter()
-    meter = Meter()
-    for raw in body["messages"]:
-        segment = SYSTEM if raw["role"] == "system" else CONVERSATION
-        meter.add(segment, price_message(message_from_json(raw), counter))
-    meter.add(TOOLS, price_tools(body.get("tools", []), counter))
-    cap = max_input(window, 0, int(body.get("max_tokens", 0)))
-    report = meter.snapshot(cap)
+    counter = get_counter(counter_spec) if counter_spec else default_counter()
+    estimate = _show_meter(console, body, counter, window)
+    _show_enforcement(console, body, counter, estimate)
+    _show_replay(console, body, counter, window, ledger_url)
 
-    table = Table(title=f"Bundled request ({body['model']}), counter {counter.name}")
-    table.add_column("segment")
-    table.add_column("tokens", justify="right")
-    for usage in report.segments:
-        table.add_row(usage.segment, str(usage.tokens))
-    table.add_row("[bold]input[/bold]", f"[bold]{report.input}[/bold]")
-    console.print(table)
-    shown = report.display()
+
+def _show_meter(console: Console, body: dict[str, Any], counter: TokenCounter, window: int) -> int:
+    console.rule("1. Meter a request by segment")
+    reserve = int(body.get("max_tokens", 0))
+    cap = max_input(window, 0, reserve)
+    report = meter_request(parse_request(body, "openai"), counter).snapshot(cap)
+    title = f"bundled {body['model']} request, counter {counter.name}"
+    console.print(segment_table(report, title))
     console.print(
-        f"window {window}, output reserve {body.get('max_tokens', 0)}, input cap {cap}: "
-        f"{shown.used}/{cap} used, pressure [bold]{classify(report.input, cap)}[/bold]"
+        f"window {window} - output reserve {reserve} = input cap {cap}; "
+        f"pressure [bold]{report.pressure()}[/bold]"
     )
+    return report.input
+
+
+def _show_enforcement(
+    console: Console, body: dict[str, Any], counter: TokenCounter, estimate: int
+) -> None:
+    console.rule("2. Enforce a budget on it")
+    events = _EventList()
+    budget = estimate * 3 // 4
+    config = BudgetConfig(max_input_tokens=budget)
+    result = enforce(body, config, format="openai", counter=counter, sink=events)
+    stages = ", ".join(result.info.stages) or "none"
+    console.print(
+        f"budget {budget}: {result.estimate_before} -> {result.estimate_after} tokens, "
+        f"stages applied: {stages}; the caller's body is unchanged: "
+        f"{body == load_demo_request()}"
+    )
+    tiny = estimate // 10
+    try:
+        enforce(
+            body,
+            replace(config, max_input_tokens=tiny),
+            format="openai",
+            counter=counter,
+            sink=events,
+        )
+    except BudgetExceeded as refusal:
+        console.print(f"budget {tiny}: refused ({refusal.code}): {refusal}", markup=False)
+    for event in events.seen:
+        console.print(f"  event {event.name}: {event.message}", markup=False)
+
+
+class _EventList:
+    """Keeps the pipeline's events to print them after each step."""
+
+    def __init__(self) -> None:
+        self.seen: list[BudgetEvent] = []
+
+    def emit(self, event: BudgetEvent) -> None:
+        self.seen.append(event)
+
+
+def _show_replay(
+    console: Console, body: dict[str, Any], counter: TokenCounter, window: int, url: str
+) -> None:
+    console.rule("3. Replay a session from the ledger")
+    with open_ledger(url) as ledger:
+        session = f"demo-{sum(s.startswith('demo-') for s in ledger.sessions()) + 1}"
+        ledger.append_many(session, demo_session_events(body), expected_revision=0)
+        meter = TokenMeter(ledger, counter=counter, context_window=window)
+        before = meter.measure(session)
+        ledger.append_many(
+            session, next_user_turn("Now run the whole suite, please."), before.log_revision
+        )
+        after = meter.measure(session)
+        table = Table(title=f"session {session!r} in {url}")
+        measurement_table(table, ("after 2 model calls", before), ("after a new user turn", after))
+        console.print(table)
+        console.print(
+            "the meter anchors on the provider's last reported usage and prices only "
+            f"what came after it: +{after.surface_delta_tokens} tokens for the new turn"
+        )

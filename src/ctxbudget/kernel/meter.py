@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
+from ctxbudget.kernel.pressure import Pressure, classify
 from ctxbudget.kernel.segments import CANONICAL_SEGMENTS, Segment
 
 __all__ = [
@@ -77,6 +78,10 @@ class Report:
         if self.provider <= 0:
             return 0
         return self.provider - self.input
+
+    def pressure(self) -> Pressure:
+        """The pressure level of the estimate against the cap (``classify``)."""
+        return classify(self.input, self.cap)
 
     def provider_display(self) -> Display:
         """The provider's figure as displayed, or the estimate when there is none.
