@@ -406,3 +406,10 @@ def test_malformed_payload_names_its_seq() -> None:
     log.push("user/message", {"content": text("ok")}, "append")
     seq = log.push("user/message", {"content": [{"type": "text", "text": 5}]}, "append")
     assert_replay_error_twice(seed_meter(log), f"user/message at seq {seq} is malformed", seq)
+
+
+def test_malformed_header_names_its_seq() -> None:
+    """A logged header without a config is a ReplayError, not a configuration error."""
+    log = RawLog()
+    seq = log.push("request/header", {"header": {"system": "no config"}})
+    assert_replay_error_twice(seed_meter(log), f"request/header at seq {seq} is malformed", seq)

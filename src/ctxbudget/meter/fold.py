@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Final, Protocol, TypeAlias
 
 from ctxbudget.content import Message, ToolResultBlock, blocks_from_json
+from ctxbudget.errors import ConfigError
 from ctxbudget.ledger import SURFACE_TYPES, Event, ReplaceOp
 from ctxbudget.meter.assembler import assemble_blocks
 from ctxbudget.meter.headers import RequestHeader, canonical_header
@@ -100,7 +101,7 @@ def fold_event(state: FoldState, event: Event, pricing: Pricing, lookup: Lookup)
         return _transition(state, event, pricing, lookup)
     except FoldError:
         raise
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, ConfigError) as exc:
         raise FoldError(f"{event.type} at seq {event.seq} is malformed ({exc!r})") from None
 
 
