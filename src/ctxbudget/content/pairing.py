@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ctxbudget.content.blocks import Message
+from ctxbudget.content.blocks import Message, ToolCallBlock, ToolResultBlock
 
 __all__ = [
     "PairingReport",
@@ -44,13 +44,16 @@ def check_pairs(messages: Sequence[Message]) -> PairingReport:
     open_calls: dict[str, None] = {}  # a dict keeps the calls in the order they were made
     orphans: list[str] = []
     for message in messages:
-        for result_id in message.tool_result_ids():
-            if result_id in open_calls:
-                del open_calls[result_id]
-            else:
-                orphans.append(result_id)
-        for call_id in message.tool_call_ids():
-            open_calls[call_id] = None
+        # One pass over the blocks: this runs on every request, on every message.
+        for block in message.content:
+            if isinstance(block, ToolResultBlock):
+                if block.tool_call_id in open_calls:
+                    del open_calls[block.tool_call_id]
+                else:
+                    orphans.append(block.tool_call_id)
+        for block in message.content:
+            if isinstance(block, ToolCallBlock):
+                open_calls[block.id] = None
     return PairingReport(tuple(open_calls), tuple(orphans))
 
 

@@ -120,7 +120,7 @@ def enforcement_flow(
     _check_floor(request, pricer, budget, protected, options)
     if _cache_guard_skips(before, budget, options):
         return Enforced(body, NOT_COMPRESSED, before, before)
-    outcome = yield from _run_stages(request, pricer, budget, protected, options)
+    outcome = yield from _run_stages(request, pricer, before, budget, protected, options)
     return outcome
 
 
@@ -159,9 +159,13 @@ def _cache_guard_skips(estimated: int, budget: int, options: FlowOptions) -> boo
 
 
 def _run_stages(
-    request: Request, pricer: Pricer, budget: int, protected: int, options: FlowOptions
+    request: Request,
+    pricer: Pricer,
+    before: int,
+    budget: int,
+    protected: int,
+    options: FlowOptions,
 ) -> Generator[Call, str, Enforced]:
-    before = pricer.segments(request).total
     current, applied, tried = request, [], []
     for name, stage in _stages(options):
         tried.append(name)

@@ -50,25 +50,31 @@ def trim_text(text: str, rule: TrimRule) -> str:
     return trimmed if len(trimmed) < length else text
 
 
-def _trim_block(block: Block, rule: TrimRule) -> Block:
-    if isinstance(block, TextBlock):
-        trimmed = trim_text(block.text, rule)
-        return block if trimmed is block.text else TextBlock(trimmed)
-    if isinstance(block, ToolResultBlock):
-        inner = tuple(_trim_block(b, rule) for b in block.content)
-        if all(new is old for new, old in zip(inner, block.content, strict=True)):
-            return block
-        return ToolResultBlock(block.tool_call_id, inner, block.is_error)
-    return block
+def _trim_blocks(blocks: tuple[Block, ...], rule: TrimRule) -> tuple[Block, ...]:
+    """``blocks`` with long texts trimmed; the very same tuple when none is long."""
+    changed: list[Block] | None = None
+    for index, block in enumerate(blocks):
+        new = block
+        if isinstance(block, TextBlock):
+            if len(block.text) > rule.threshold:
+                trimmed = trim_text(block.text, rule)
+                new = block if trimmed is block.text else TextBlock(trimmed)
+        elif isinstance(block, ToolResultBlock):
+            inner = _trim_blocks(block.content, rule)
+            if inner is not block.content:
+                new = ToolResultBlock(block.tool_call_id, inner, block.is_error)
+        if new is not block:
+            changed = changed if changed is not None else list(blocks)
+            changed[index] = new
+    return blocks if changed is None else tuple(changed)
 
 
 def _trim_turn(turn: Turn, rule: TrimRule) -> Turn:
-    if turn.message.role not in _TRIMMED_ROLES:
+    message = turn.message
+    if message.role not in _TRIMMED_ROLES:
         return turn
-    blocks = tuple(_trim_block(b, rule) for b in turn.message.content)
-    if all(new is old for new, old in zip(blocks, turn.message.content, strict=True)):
-        return turn
-    return turn.edited(Message(turn.message.role, blocks))
+    blocks = _trim_blocks(message.content, rule)
+    return turn if blocks is message.content else turn.edited(Message(message.role, blocks))
 
 
 def turn_trim(request: Request, rule: TrimRule) -> Request | None:

@@ -90,9 +90,9 @@ def _parse_tools(body: Mapping[str, Any]) -> tuple[Mapping[str, Any], ...]:
 
 
 def _parse_message(raw: Any, index: int) -> Turn:
+    if not isinstance(raw, dict | Mapping):
+        raise _fail(f"messages[{index}]", f"is a {type(raw).__name__}", "use an object")
     where = f"messages[{index}]"
-    if not isinstance(raw, Mapping):
-        raise _fail(where, f"is a {type(raw).__name__}", "each message must be an object")
     role = raw.get("role")
     if role not in _ROLES:
         raise _fail(where, f"has role {role!r}", "use 'user' or 'assistant' (system is top-level)")
@@ -112,7 +112,7 @@ def _parse_content(content: Any, where: str) -> tuple[list[Block], list[Part | N
 
 
 def _parse_block(block: Any, where: str) -> Block:
-    if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
+    if not isinstance(block, dict | Mapping) or not isinstance(block.get("type"), str):
         raise _fail(where, "is not a content block with a 'type'", "send {'type': 'text', ...}")
     kind = block["type"]
     if kind == "text":

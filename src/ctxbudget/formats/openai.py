@@ -39,6 +39,7 @@ __all__ = [
 _LABEL: Final = "OpenAI"
 _SYSTEM_ROLES: Final = frozenset({"system", "developer"})
 _ROLES: Final = _SYSTEM_ROLES | {"user", "assistant", "tool", "function"}
+_PLAIN_TEXT_ROLES: Final = frozenset({"system", "developer", "user", "assistant"})
 _UNSET: Final = object()
 
 Part = Mapping[str, Any]
@@ -83,15 +84,20 @@ def _parse_tools(body: Mapping[str, Any]) -> tuple[Mapping[str, Any], ...]:
 
 
 def _parse_message(raw: Any, index: int) -> Turn:
-    where = f"messages[{index}]"
-    if not isinstance(raw, Mapping):
-        raise _fail(where, f"is a {type(raw).__name__}", "each message must be an object")
+    if not isinstance(raw, dict | Mapping):
+        raise _fail(f"messages[{index}]", f"is a {type(raw).__name__}", "use an object")
     role = raw.get("role")
+    content = raw.get("content")
+    if type(content) is str and role in _PLAIN_TEXT_ROLES and "tool_calls" not in raw:
+        # The most common message by far: plain text. Parsed without the general
+        # machinery because every request re-parses the whole history.
+        message = Message(role, (TextBlock(content),))
+        return Turn(message, raw, (None,), message)
+    where = f"messages[{index}]"
     if role not in _ROLES:
         raise _fail(where, f"has role {role!r}", f"use one of {sorted(_ROLES)}")
     if role == "tool":
         return _parse_tool_message(raw, where)
-    content = raw.get("content")
     if content is None and role not in ("assistant", "function"):
         raise _fail(where, "has no 'content'", "give the message text or content parts")
     blocks, parts = _parse_content(content, where)

