@@ -13,13 +13,8 @@ from typing import Any, Final, Protocol, Self, runtime_checkable
 
 from ctxbudget.errors import ConflictError, InvalidEventError
 from ctxbudget.ledger.events import Event
-from ctxbudget.ledger.rules import (
-    MAX_EVENT_BYTES,
-    NewEvent,
-    SurfaceTracker,
-    check_session_id,
-    parse_event,
-)
+from ctxbudget.ledger.rules import MAX_EVENT_BYTES, NewEvent, check_session_id, parse_event
+from ctxbudget.ledger.surface import SurfaceTracker
 
 __all__ = [
     "AsyncLedger",

@@ -15,7 +15,8 @@ from ctxbudget.ledger.base import (
     prepare_batch,
 )
 from ctxbudget.ledger.events import Event
-from ctxbudget.ledger.rules import MAX_EVENT_BYTES, plan_append
+from ctxbudget.ledger.rules import MAX_EVENT_BYTES
+from ctxbudget.ledger.surface import plan_append
 
 __all__ = ["MemoryLedger"]
 

@@ -32,7 +32,8 @@ from ctxbudget.ledger.base import (
 )
 from ctxbudget.ledger.events import Event
 from ctxbudget.ledger.rows import decode_rows, encode_rows
-from ctxbudget.ledger.rules import MAX_EVENT_BYTES, NewEvent, plan_append
+from ctxbudget.ledger.rules import MAX_EVENT_BYTES, NewEvent
+from ctxbudget.ledger.surface import plan_append
 
 if TYPE_CHECKING:
     import psycopg

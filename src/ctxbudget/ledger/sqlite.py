@@ -27,7 +27,8 @@ from ctxbudget.ledger.base import (
 )
 from ctxbudget.ledger.events import Event
 from ctxbudget.ledger.rows import decode_rows, encode_rows
-from ctxbudget.ledger.rules import MAX_EVENT_BYTES, plan_append
+from ctxbudget.ledger.rules import MAX_EVENT_BYTES
+from ctxbudget.ledger.surface import plan_append
 
 __all__ = ["DEFAULT_SQLITE_PATH", "SQLiteLedger"]
 
