@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from ctxbudget.cli.commands import count, enforce_command, ledger, measure, meter
 from ctxbudget.cli.demo import demo
 from ctxbudget.errors import BudgetExceeded, CtxBudgetError
 
@@ -34,4 +35,5 @@ def main() -> None:
     """Keep an LLM agent's prompt inside its context window and its budget."""
 
 
-main.add_command(demo)
+for command in (demo, count, meter, enforce_command, ledger, measure):
+    main.add_command(command)
