@@ -127,17 +127,37 @@ def test_cost_pressure_trims_harder() -> None:
 
 
 def test_refusal_names_the_segment_that_is_too_large() -> None:
-    body = chat("x" * 10_000, ("user", "hi"), ("assistant", "hello"), ("user", "u"))
+    body = chat("s", ("user", "hi"), ("assistant", "y" * 40_000), ("user", "u"))
     sink = RecordingSink()
     with pytest.raises(BudgetExceeded) as raised:
-        enforce(body, config(10), format="openai", sink=sink)
+        enforce(body, config(100), format="openai", sink=sink)
     error = raised.value
     assert error.stages_tried == ("turn_trim", "drop_oldest_tool_echoes")
-    assert error.budget_tokens == 10
-    assert error.estimated_tokens > 2778
+    assert error.budget_tokens == 100
+    assert error.estimated_tokens > 100
     assert error.protected_tokens == 0
-    assert error.largest_segment == "system"
-    assert sink.names() == ["budget_exceeded"]
+    assert error.largest_segment == "conversation"
+    assert "conversation segment" in str(error)
+    assert sink.names() == ["stage_applied", "budget_exceeded"]
+
+
+def test_parts_no_stage_can_shrink_are_refused_before_any_stage() -> None:
+    body = chat("x" * 10_000, ("user", "hi"), ("assistant", "hello"), ("user", "u"))
+    summarizer = FakeTurnSummarizer()
+    with pytest.raises(BudgetExceeded) as raised:
+        enforce(body, config(10), format="openai", summarizer=summarizer)
+    assert raised.value.stages_tried == ()
+    assert raised.value.largest_segment == "system"
+    assert raised.value.estimated_tokens > 2778
+    assert summarizer.calls == []
+
+
+def test_a_pending_turn_over_budget_is_refused_at_once() -> None:
+    body = chat("s", ("user", "q"), ("assistant", "a"), ("user", "p" * 20_000))
+    with pytest.raises(BudgetExceeded) as raised:
+        enforce(body, config(1000), format="openai")
+    assert raised.value.stages_tried == ()
+    assert raised.value.largest_segment == "pending"
 
 
 # -- cache guard and hard cap ----------------------------------------------------------------
@@ -280,7 +300,7 @@ def test_summary_goes_into_the_system_prompt_after_archiving(fmt: str) -> None:
 
 
 def test_summarizer_is_not_asked_when_summarizing_cannot_help() -> None:
-    conv = tool_conversation(outputs=6, size=100, pending="p" * 20_000)
+    conv = tool_conversation(outputs=6, size=100, pending="p" * 3000)
     summarizer = FakeTurnSummarizer()
     with pytest.raises(BudgetExceeded) as raised:
         enforce(

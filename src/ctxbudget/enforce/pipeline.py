@@ -31,7 +31,7 @@ from ctxbudget.enforce.summary import summarize
 from ctxbudget.enforce.trim import TrimRule, turn_trim
 from ctxbudget.errors import BudgetExceeded
 from ctxbudget.formats import FormatName, Request, parse_request, render_request
-from ctxbudget.kernel import SYSTEM
+from ctxbudget.kernel import SYSTEM, TOOLS
 from ctxbudget.tokens import TokenCounter
 
 __all__ = [
@@ -120,6 +120,7 @@ def enforcement_flow(
     _check_floor(request, pricer, budget, protected, options)
     if _cache_guard_skips(before, budget, options):
         return Enforced(body, NOT_COMPRESSED, before, before)
+    _check_fixed_parts(request, pricer, budget, protected, options)
     outcome = yield from _run_stages(request, pricer, before, budget, protected, options)
     return outcome
 
@@ -127,12 +128,25 @@ def enforcement_flow(
 def _check_floor(
     request: Request, pricer: Pricer, budget: int, protected: int, options: FlowOptions
 ) -> None:
-    """Refuse at once when the never-trim sections and the pending turn alone overflow."""
+    """Refuse at once when the never-trim sections and the pending turn alone overflow:
+    no stage may touch either, so running them would only delay the refusal."""
     pending = pricer.turns(request.pending)
-    if protected and protected + pending > budget:
+    if protected + pending > budget:
         segment, tokens = (PENDING, pending) if pending >= protected else (SYSTEM, protected)
         before = pricer.segments(request).total
         raise _refusal(before, budget, (), protected, segment, tokens, options.sink)
+
+
+def _check_fixed_parts(
+    request: Request, pricer: Pricer, budget: int, protected: int, options: FlowOptions
+) -> None:
+    """Refuse before any stage when the parts no stage shrinks (system prompt, tools,
+    pending turn) already overflow; a summarizer would be paid for nothing."""
+    segments = pricer.segments(request)
+    fixed = {SYSTEM: segments.system, TOOLS: segments.tools, PENDING: segments.pending}
+    if sum(fixed.values()) > budget:
+        segment = max(fixed, key=lambda name: fixed[name])
+        raise _refusal(segments.total, budget, (), protected, segment, fixed[segment], options.sink)
 
 
 def _cache_guard_skips(estimated: int, budget: int, options: FlowOptions) -> bool:
