@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ctxbudget.enforce import BudgetConfig, MemoCounter, enforce
+from ctxbudget.enforce.trim import forget_trims
+from ctxbudget.formats.memo import PARSED_TURNS
 from ctxbudget.tokens import CachingCounter, CJKCounter, TokenCounter, default_counter
 
 PHRASE = (
@@ -120,6 +122,8 @@ def main() -> None:
             clear = getattr(shared, "clear", None)
             if clear is not None:
                 clear()  # nothing cached: the default counter's own cache too
+            PARSED_TURNS.clear()
+            forget_trims()
             return enforce(
                 body,
                 BudgetConfig(max_input_tokens=budget),

@@ -15,6 +15,7 @@ from ctxbudget.enforce import (
     BudgetConfig,
     CompressionInfo,
     Enforced,
+    MemoCounter,
     Original,
     SummaryRequest,
     trim_text,
@@ -40,6 +41,7 @@ SEED_COUNTER = CJKCounter()
 
 
 def enforce(body: dict[str, Any], cfg: BudgetConfig, **kwargs: Any) -> Enforced:
+    kwargs.setdefault("format", "openai")
     return _enforce(body, cfg, counter=kwargs.pop("counter", SEED_COUNTER), **kwargs)
 
 
@@ -396,3 +398,14 @@ def test_default_sink_is_the_ctxbudget_logger(caplog: pytest.LogCaptureFixture) 
     record = caplog.records[0]
     assert record.name == "ctxbudget"
     assert record.ctxbudget_event == "stage_applied"  # type: ignore[attr-defined]
+
+
+def test_warm_calls_see_messages_changed_in_place() -> None:
+    body = chat("system", ("user", "q"), ("assistant", "x" * 5000), ("user", "ask"))
+    warm = MemoCounter(CJKCounter())  # shared: counts and message prices carry over
+    first = enforce(body, config(1000), counter=warm)
+    assert enforce(body, config(1000), counter=warm) == first
+    body["messages"][2]["content"] = "y" * 9000
+    changed = enforce(body, config(1000), counter=warm)
+    assert changed.estimate_before > first.estimate_before
+    assert changed.body["messages"][2]["content"].startswith("y" * 300)

@@ -43,12 +43,15 @@ class MemoCounter:
     share a count; with a 64-bit SipHash that is about 1e-10 at the cache's size.
     """
 
-    __slots__ = ("_counts", "_inner", "limit")
+    __slots__ = ("_counts", "_inner", "limit", "message_prices")
 
     def __init__(self, inner: TokenCounter, limit: int = _MEMO_LIMIT) -> None:
         self._inner = inner
         self._counts: dict[tuple[int, int], int] = {}
         self.limit = limit
+        self.message_prices: dict[int, tuple[Message, int]] = {}
+        """Prices of messages by identity, shared by every ``Pricer`` over this counter:
+        parsed turns are reused across requests (``FlatTurnMemo``), so are their prices."""
 
     @property
     def name(self) -> str:
@@ -104,25 +107,37 @@ class Pricer:
     id cannot be reused by another object while the pricer lives.
     """
 
-    __slots__ = ("_by_id", "_tools", "counter", "overheads")
+    __slots__ = ("_by_id", "_last", "_tools", "counter", "overheads")
 
     def __init__(self, counter: TokenCounter, overheads: Overheads = SEED_OVERHEADS) -> None:
         self.counter = counter
         self.overheads = overheads
         self._by_id: dict[int, tuple[Message, int]] = {}
+        if isinstance(counter, MemoCounter) and overheads == SEED_OVERHEADS:
+            self._by_id = counter.message_prices
         self._tools: tuple[Sequence[Mapping[str, Any]], int] | None = None
+        self._last: tuple[Request, SegmentTokens] | None = None
 
     def message(self, message: Message) -> int:
         """Tokens of one message."""
         found = self._by_id.get(id(message))
         if found is None:
+            if len(self._by_id) >= _MEMO_LIMIT:
+                self._by_id.clear()
             found = (message, price_message(message, self.counter, self.overheads))
             self._by_id[id(message)] = found
         return found[1]
 
     def turns(self, turns: Sequence[Turn]) -> int:
         """Tokens of a run of turns."""
-        return sum(self.message(turn.message) for turn in turns)
+        # A plain loop over a local dict: this runs over every turn several times per
+        # request, and a generator of method calls costs about twice as much.
+        by_id = self._by_id
+        total = 0
+        for turn in turns:
+            found = by_id.get(id(turn.message))
+            total += found[1] if found is not None else self.message(turn.message)
+        return total
 
     def tools(self, tools: Sequence[Mapping[str, Any]]) -> int:
         """Tokens of the tool declarations (priced once per call)."""
@@ -131,10 +146,15 @@ class Pricer:
         return self._tools[1]
 
     def segments(self, request: Request) -> SegmentTokens:
-        """Tokens per segment of ``request``."""
-        return SegmentTokens(
+        """Tokens per segment of ``request`` (remembered for the last request asked about)."""
+        last = self._last
+        if last is not None and last[0] is request:
+            return last[1]
+        segments = SegmentTokens(
             system=self.turns(request.system),
             tools=self.tools(request.tools),
             conversation=self.turns(request.conversation),
             pending=self.turns(request.pending),
         )
+        self._last = (request, segments)
+        return segments

@@ -18,6 +18,7 @@ from ctxbudget.formats import Request, Turn
 __all__ = [
     "TRIM_MARKER",
     "TrimRule",
+    "forget_trims",
     "trim_text",
     "turn_trim",
 ]
@@ -26,6 +27,12 @@ TRIM_MARKER: Final = "…\n[trimmed {count} chars]\n…"
 """Put between the kept head and tail; ``…`` is U+2026 (the reference's exact text)."""
 
 _TRIMMED_ROLES: Final = frozenset({"user", "assistant", "tool"})
+_MEMO_LIMIT: Final = 16_384
+
+# Trimmed turns by (id(turn), threshold, head, tail). Parsed turns are reused across
+# requests (``formats.memo``), so a re-sent history is trimmed once, not every turn.
+# Entries hold their turn, so an id is never reused while its entry lives.
+_trimmed: dict[tuple[int, int, int, int], tuple[Turn, Turn]] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,9 +84,26 @@ def _trim_turn(turn: Turn, rule: TrimRule) -> Turn:
     return turn if blocks is message.content else turn.edited(Message(message.role, blocks))
 
 
+def _remembered_trim(turn: Turn, rule: TrimRule) -> Turn:
+    key = (id(turn), rule.threshold, rule.head, rule.tail)
+    entry = _trimmed.get(key)
+    if entry is not None and entry[0] is turn:
+        return entry[1]
+    result = _trim_turn(turn, rule)
+    if len(_trimmed) >= _MEMO_LIMIT:
+        _trimmed.clear()
+    _trimmed[key] = (turn, result)
+    return result
+
+
+def forget_trims() -> None:
+    """Empty the memo of trimmed turns (for cold-start measurements)."""
+    _trimmed.clear()
+
+
 def turn_trim(request: Request, rule: TrimRule) -> Request | None:
     """``request`` with every long history text trimmed, or ``None`` if none is long."""
-    conversation = tuple(_trim_turn(turn, rule) for turn in request.conversation)
+    conversation = tuple(_remembered_trim(turn, rule) for turn in request.conversation)
     if all(new is old for new, old in zip(conversation, request.conversation, strict=True)):
         return None
     return Request(

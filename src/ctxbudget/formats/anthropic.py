@@ -24,6 +24,7 @@ from ctxbudget.content import (
     UnknownBlock,
 )
 from ctxbudget.errors import FormatError
+from ctxbudget.formats.memo import PARSED_TURNS
 from ctxbudget.formats.request import (
     Request,
     Turn,
@@ -63,7 +64,7 @@ def parse_request(body: Mapping[str, Any]) -> Request:
     raw_messages = body.get("messages")
     if not isinstance(raw_messages, list) or not raw_messages:
         raise _fail("'messages'", "is missing or empty", "send at least one message in a list")
-    turns = [_parse_message(raw, index) for index, raw in enumerate(raw_messages)]
+    turns = [_remembered_or_parsed(raw, index) for index, raw in enumerate(raw_messages)]
     check_request_pairs([t.message for t in turns], _LABEL)
     conversation, pending = split_pending(turns)
     return Request(
@@ -87,6 +88,14 @@ def _parse_tools(body: Mapping[str, Any]) -> tuple[Mapping[str, Any], ...]:
     if not isinstance(tools, list) or not all(isinstance(t, Mapping) for t in tools):
         raise _fail("'tools'", "is not a list of objects", "send tool declarations as a list")
     return tuple(tools)
+
+
+def _remembered_or_parsed(raw: Any, index: int) -> Turn:
+    turn = PARSED_TURNS.get(raw) if type(raw) is dict else None
+    if turn is None:
+        turn = _parse_message(raw, index)
+        PARSED_TURNS.put(raw, turn)
+    return turn
 
 
 def _parse_message(raw: Any, index: int) -> Turn:
