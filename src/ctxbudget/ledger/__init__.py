@@ -6,7 +6,7 @@ passes the same conformance suite (``ctxbudget.testing.ledger``).
 """
 
 from ctxbudget.ledger.base import AsyncLedger, Clock, Ledger, LedgerReader, epoch_ms
-from ctxbudget.ledger.events import SURFACE_TYPES, Event, ReplaceOp, SurfaceOp
+from ctxbudget.ledger.events import SURFACE_TYPES, AppendableEvent, Event, ReplaceOp, SurfaceOp
 from ctxbudget.ledger.memory import MemoryLedger
 from ctxbudget.ledger.rules import MAX_EVENT_BYTES, MAX_SESSION_ID_LENGTH, check_session_id
 from ctxbudget.ledger.sqlite import DEFAULT_SQLITE_PATH, SQLiteLedger
@@ -18,6 +18,7 @@ __all__ = [
     "MAX_EVENT_BYTES",
     "MAX_SESSION_ID_LENGTH",
     "SURFACE_TYPES",
+    "AppendableEvent",
     "AsyncLedger",
     "Clock",
     "Event",

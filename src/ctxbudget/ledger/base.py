@@ -9,10 +9,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Sequence
 from types import TracebackType
-from typing import Any, Final, Protocol, Self, runtime_checkable
+from typing import Final, Protocol, Self, runtime_checkable
 
 from ctxbudget.errors import ConflictError, InvalidEventError
-from ctxbudget.ledger.events import Event
+from ctxbudget.ledger.events import AppendableEvent, Event
 from ctxbudget.ledger.rules import MAX_EVENT_BYTES, NewEvent, check_session_id, parse_event
 from ctxbudget.ledger.surface import SurfaceTracker
 
@@ -58,10 +58,15 @@ class Ledger(LedgerReader, Protocol):
     transaction: all of it is stored or none.
     """
 
-    def append(self, session_id: str, event: Any, expected_revision: int | None = None) -> int: ...
+    def append(
+        self, session_id: str, event: AppendableEvent, expected_revision: int | None = None
+    ) -> int: ...
 
     def append_many(
-        self, session_id: str, events: Iterable[Any], expected_revision: int | None = None
+        self,
+        session_id: str,
+        events: Iterable[AppendableEvent],
+        expected_revision: int | None = None,
     ) -> list[int]: ...
 
     def revision(self, session_id: str) -> int:
@@ -89,11 +94,14 @@ class AsyncLedger(Protocol):
     """The async twin of ``Ledger``: same methods, awaited."""
 
     async def append(
-        self, session_id: str, event: Any, expected_revision: int | None = None
+        self, session_id: str, event: AppendableEvent, expected_revision: int | None = None
     ) -> int: ...
 
     async def append_many(
-        self, session_id: str, events: Iterable[Any], expected_revision: int | None = None
+        self,
+        session_id: str,
+        events: Iterable[AppendableEvent],
+        expected_revision: int | None = None,
     ) -> list[int]: ...
 
     async def events(
@@ -118,7 +126,7 @@ class AsyncLedger(Protocol):
 
 def prepare_batch(
     session_id: object,
-    events: Iterable[Any],
+    events: Iterable[AppendableEvent],
     expected_revision: int | None,
     max_event_bytes: int = MAX_EVENT_BYTES,
 ) -> tuple[str, list[NewEvent]]:

@@ -14,6 +14,7 @@ from typing import Any, Final, Literal, TypeAlias
 
 __all__ = [
     "SURFACE_TYPES",
+    "AppendableEvent",
     "Event",
     "ReplaceOp",
     "SurfaceOp",
@@ -40,6 +41,9 @@ class ReplaceOp:
 
 
 SurfaceOp: TypeAlias = Literal["append"] | ReplaceOp
+
+AppendableEvent: TypeAlias = Mapping[str, Any]
+"""An event to append: ``{"type", "data", "surface_op"?, "source_seqs"?}`` as JSON."""
 
 
 @dataclass(frozen=True, slots=True)

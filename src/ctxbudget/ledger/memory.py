@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 from types import TracebackType
-from typing import Any, Self
+from typing import Self
 
 from ctxbudget.ledger.base import (
     Clock,
@@ -14,7 +14,7 @@ from ctxbudget.ledger.base import (
     epoch_ms,
     prepare_batch,
 )
-from ctxbudget.ledger.events import Event
+from ctxbudget.ledger.events import AppendableEvent, Event
 from ctxbudget.ledger.rules import MAX_EVENT_BYTES
 from ctxbudget.ledger.surface import plan_append
 
@@ -34,12 +34,17 @@ class MemoryLedger:
     def __repr__(self) -> str:
         return "MemoryLedger()"
 
-    def append(self, session_id: str, event: Any, expected_revision: int | None = None) -> int:
+    def append(
+        self, session_id: str, event: AppendableEvent, expected_revision: int | None = None
+    ) -> int:
         """Append one event; its seq."""
         return self.append_many(session_id, [event], expected_revision)[0]
 
     def append_many(
-        self, session_id: str, events: Iterable[Any], expected_revision: int | None = None
+        self,
+        session_id: str,
+        events: Iterable[AppendableEvent],
+        expected_revision: int | None = None,
     ) -> list[int]:
         """Append a batch atomically; the seqs assigned."""
         session_id, batch = prepare_batch(

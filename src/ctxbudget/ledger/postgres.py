@@ -30,7 +30,7 @@ from ctxbudget.ledger.base import (
     epoch_ms,
     prepare_batch,
 )
-from ctxbudget.ledger.events import Event
+from ctxbudget.ledger.events import AppendableEvent, Event
 from ctxbudget.ledger.rows import decode_rows, encode_rows
 from ctxbudget.ledger.rules import MAX_EVENT_BYTES, NewEvent
 from ctxbudget.ledger.surface import plan_append
@@ -159,12 +159,17 @@ class PostgresLedger:
     def __repr__(self) -> str:
         return f"PostgresLedger({self._url!r})"
 
-    def append(self, session_id: str, event: Any, expected_revision: int | None = None) -> int:
+    def append(
+        self, session_id: str, event: AppendableEvent, expected_revision: int | None = None
+    ) -> int:
         """Append one event; its seq."""
         return self.append_many(session_id, [event], expected_revision)[0]
 
     def append_many(
-        self, session_id: str, events: Iterable[Any], expected_revision: int | None = None
+        self,
+        session_id: str,
+        events: Iterable[AppendableEvent],
+        expected_revision: int | None = None,
     ) -> list[int]:
         """Append a batch in one transaction; the seqs assigned."""
         session_id, batch = prepare_batch(
@@ -305,13 +310,16 @@ class AsyncPostgresLedger:
         return f"AsyncPostgresLedger({self._url!r})"
 
     async def append(
-        self, session_id: str, event: Any, expected_revision: int | None = None
+        self, session_id: str, event: AppendableEvent, expected_revision: int | None = None
     ) -> int:
         """Append one event; its seq."""
         return (await self.append_many(session_id, [event], expected_revision))[0]
 
     async def append_many(
-        self, session_id: str, events: Iterable[Any], expected_revision: int | None = None
+        self,
+        session_id: str,
+        events: Iterable[AppendableEvent],
+        expected_revision: int | None = None,
     ) -> list[int]:
         """Append a batch in one transaction; the seqs assigned."""
         session_id, batch = prepare_batch(

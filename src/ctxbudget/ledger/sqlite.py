@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Final, Self
+from typing import Final, Self
 
 from ctxbudget.errors import StoreError, StoreUnavailableError
 from ctxbudget.ledger.base import (
@@ -25,7 +25,7 @@ from ctxbudget.ledger.base import (
     epoch_ms,
     prepare_batch,
 )
-from ctxbudget.ledger.events import Event
+from ctxbudget.ledger.events import AppendableEvent, Event
 from ctxbudget.ledger.rows import decode_rows, encode_rows
 from ctxbudget.ledger.rules import MAX_EVENT_BYTES
 from ctxbudget.ledger.surface import plan_append
@@ -79,12 +79,17 @@ class SQLiteLedger:
     def __repr__(self) -> str:
         return f"SQLiteLedger({str(self.path)!r})"
 
-    def append(self, session_id: str, event: Any, expected_revision: int | None = None) -> int:
+    def append(
+        self, session_id: str, event: AppendableEvent, expected_revision: int | None = None
+    ) -> int:
         """Append one event; its seq."""
         return self.append_many(session_id, [event], expected_revision)[0]
 
     def append_many(
-        self, session_id: str, events: Iterable[Any], expected_revision: int | None = None
+        self,
+        session_id: str,
+        events: Iterable[AppendableEvent],
+        expected_revision: int | None = None,
     ) -> list[int]:
         """Append a batch in one durable transaction; the seqs assigned."""
         session_id, batch = prepare_batch(

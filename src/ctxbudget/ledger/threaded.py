@@ -10,10 +10,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 from types import TracebackType
-from typing import Any, Self
+from typing import Self
 
 from ctxbudget.ledger.base import Ledger
-from ctxbudget.ledger.events import Event
+from ctxbudget.ledger.events import AppendableEvent, Event
 
 __all__ = ["ThreadedAsyncLedger"]
 
@@ -28,13 +28,16 @@ class ThreadedAsyncLedger:
         return f"ThreadedAsyncLedger({self.sync!r})"
 
     async def append(
-        self, session_id: str, event: Any, expected_revision: int | None = None
+        self, session_id: str, event: AppendableEvent, expected_revision: int | None = None
     ) -> int:
         """Append one event; its seq."""
         return await asyncio.to_thread(self.sync.append, session_id, event, expected_revision)
 
     async def append_many(
-        self, session_id: str, events: Iterable[Any], expected_revision: int | None = None
+        self,
+        session_id: str,
+        events: Iterable[AppendableEvent],
+        expected_revision: int | None = None,
     ) -> list[int]:
         """Append a batch atomically; the seqs assigned."""
         batch = list(events)
