@@ -1,6 +1,7 @@
 """A separate writer process for the reliability tests (run as a script).
 
-``batches URL SCHEMA SESSION SIZE``: append batches forever, print ``ack N`` after each.
+``batches URL SCHEMA SESSION SIZE``: append batches forever; print ``begin N`` as batch N
+goes to the store and ``ack N`` once append_many returned.
 ``race URL SCHEMA SESSION WRITER COUNT``: append COUNT events with expected_revision,
 retrying on ConflictError; print the number of conflicts.
 """
@@ -21,7 +22,9 @@ def event(**data: Any) -> dict[str, Any]:
 def batches(ledger: Ledger, session: str, size: int) -> None:
     number = 0
     while True:
-        ledger.append_many(session, [event(batch=number, n=n) for n in range(size)])
+        batch = [event(batch=number, n=n) for n in range(size)]
+        print(f"begin {number}", flush=True)
+        ledger.append_many(session, batch)
         print(f"ack {number}", flush=True)
         number += 1
 
