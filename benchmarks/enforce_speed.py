@@ -52,7 +52,7 @@ def build_body(seed: int = 7) -> dict[str, Any]:
     while len(messages) + 4 <= MESSAGES - 3:
         call_id = f"call_{n}"
         messages += [
-            {"role": "user", "content": _text(rng, rng.randint(20, 200))},
+            {"role": "user", "content": _text(rng, rng.randint(22, 216))},
             {
                 "role": "assistant",
                 "content": None,
@@ -67,9 +67,9 @@ def build_body(seed: int = 7) -> dict[str, Any]:
             {
                 "role": "tool",
                 "tool_call_id": call_id,
-                "content": _text(rng, rng.randint(400, 1300)),
+                "content": _text(rng, rng.randint(432, 1404)),
             },
-            {"role": "assistant", "content": _text(rng, rng.randint(60, 520))},
+            {"role": "assistant", "content": _text(rng, rng.randint(65, 562))},
         ]
         n += 1
     messages += [
