@@ -94,7 +94,7 @@ class _Statements:
                 "WHERE session_id = %s AND seq >= %s AND seq < %s ORDER BY seq"
             ).format(name),
             insert=sql.SQL("INSERT INTO {} VALUES (%s, %s, %s, %s, %s, %s, %s)").format(name),
-            sessions=sql.SQL("SELECT DISTINCT session_id FROM {} ORDER BY session_id").format(name),
+            sessions=sql.SQL("SELECT DISTINCT session_id FROM {}").format(name),
         )
 
 
@@ -234,7 +234,7 @@ class PostgresLedger:
     def sessions(self) -> list[str]:
         """Session ids with at least one event, sorted."""
         with self._lock, _store_errors(self._url):
-            return [row[0] for row in self._conn.execute(self._sql.sessions)]
+            return sorted(row[0] for row in self._conn.execute(self._sql.sessions))
 
     def close(self) -> None:
         """Close the connection."""
@@ -390,7 +390,7 @@ class AsyncPostgresLedger:
             with _store_errors(self._url):
                 cursor = await self._conn.execute(self._sql.sessions)
                 rows = await cursor.fetchall()
-        return [row[0] for row in rows]
+        return sorted(row[0] for row in rows)
 
     async def aclose(self) -> None:
         """Close the connection."""

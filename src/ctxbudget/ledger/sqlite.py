@@ -125,9 +125,10 @@ class SQLiteLedger:
 
     def sessions(self) -> list[str]:
         """Session ids with at least one event, sorted."""
-        query = "SELECT DISTINCT session_id FROM ctxbudget_events ORDER BY session_id"
+        # Sorted here, by code point: SQL collations differ between servers.
+        query = "SELECT DISTINCT session_id FROM ctxbudget_events"
         with self._lock, _store_errors():
-            return [row[0] for row in self._conn.execute(query)]
+            return sorted(row[0] for row in self._conn.execute(query))
 
     def close(self) -> None:
         """Close the database connection."""

@@ -192,6 +192,20 @@ class LedgerConformance:
             first.append("s", _replace(user("again"), 1, 2, [1, 2]))
         assert first.revision("s") == 4
 
+    @pytest.mark.parametrize("expected", [-1, "0", 1.0, True])
+    def test_expected_revision_is_a_count(self, ledger: Ledger, expected: Any) -> None:
+        """Anything but a non-negative integer (or None) is refused before any write."""
+        with pytest.raises(InvalidEventError, match="expected_revision"):
+            ledger.append("s", user("a"), expected_revision=expected)
+        assert ledger.sessions() == []
+
+    def test_sessions_sort_by_code_point(self, ledger: Ledger) -> None:
+        """The same order on every store, whatever the database collation."""
+        ids = ["b", "B", "a", "_x", "Ä", "a b", "ab"]
+        for session_id in ids:
+            ledger.append(session_id, user("x"))
+        assert ledger.sessions() == sorted(ids)
+
     def test_empty_batch_writes_nothing(self, ledger: Ledger) -> None:
         """An empty batch returns no seqs, creates no session, but still checks the revision."""
         assert ledger.append_many("s", []) == []
