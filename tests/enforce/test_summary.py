@@ -8,7 +8,7 @@ from ctxbudget.content import Message, ReasoningBlock, TextBlock, ToolCallBlock,
 from ctxbudget.content.pairing import is_safe_cut
 from ctxbudget.enforce import SUMMARY_HEADER, transcript
 from ctxbudget.enforce.summary import summary_cut, summary_section
-from ctxbudget.formats import anthropic
+from ctxbudget.formats import anthropic, openai
 
 
 def body(messages: list[dict[str, Any]]) -> dict[str, Any]:
@@ -63,3 +63,19 @@ def test_transcript_lines() -> None:
 def test_summary_section_shape() -> None:
     assert summary_section(4, "- a", None) == f"{SUMMARY_HEADER}\n[summary of earlier 4 turns]\n- a"
     assert summary_section(4, "- a", "h").endswith("\n[originals archived; retrieve with handle h]")
+
+
+def test_mid_conversation_instructions_are_never_summarized() -> None:
+    messages = [
+        {"role": "user", "content": "a"},
+        {"role": "assistant", "content": "b"},
+        {"role": "user", "content": "c"},
+        {"role": "developer", "content": "from now on, answer in French"},
+        {"role": "user", "content": "d"},
+        {"role": "assistant", "content": "e"},
+        {"role": "user", "content": "f"},
+        {"role": "assistant", "content": "g"},
+        {"role": "user", "content": "p"},
+    ]
+    request = openai.parse_request({"model": "m", "messages": messages})
+    assert summary_cut(request, 0) == 2

@@ -44,6 +44,7 @@ __all__ = [
 ]
 
 SUMMARY_HEADER: Final = "## Summary of earlier conversation"
+_INSTRUCTION_ROLES: Final = frozenset({"system", "developer"})
 
 
 def transcript(messages: Sequence[Message]) -> str:
@@ -68,10 +69,16 @@ def summary_cut(request: Request, keep_recent: int) -> int | None:
     """How many leading history turns to summarize, or ``None`` when no cut is allowed.
 
     The largest cut that keeps ``keep_recent`` history turns, splits no tool
-    pair and leaves a user message first.
+    pair, leaves a user message first and summarizes no system/developer turn.
     """
     messages = request.messages()
     limit = len(request.conversation) - keep_recent
+    # Instructions given mid-conversation (system/developer turns) are the
+    # operator's, like the system prompt: they are kept verbatim, never summarized.
+    for index, turn in enumerate(request.conversation):
+        if turn.message.role in _INSTRUCTION_ROLES:
+            limit = min(limit, index)
+            break
     cuts = [
         cut
         for cut in safe_cut_points(messages)
