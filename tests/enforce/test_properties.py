@@ -109,6 +109,11 @@ def test_enforce_keeps_its_promises(case: dict[str, Any]) -> None:
         assert result.estimate_after <= allowed(case), "a compressed request fits"
     else:
         assert result.body is body
+        cap = case["hard_cap"]
+        skipped_by_guard = case["cache_efficiency"] is not None and (
+            cap is None or result.estimate_after <= cap
+        )
+        assert result.estimate_after <= allowed(case) or skipped_by_guard
     again = run(case, result.body)
     assert again.body is result.body, "enforcing an enforced request changes nothing"
     assert not again.info.compressed
