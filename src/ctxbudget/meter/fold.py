@@ -130,16 +130,22 @@ def _transition(state: FoldState, event: Event, pricing: Pricing, lookup: Lookup
 
 
 def _fold_surface(state: FoldState, event: Event, pricing: Pricing, lookup: Lookup) -> FoldState:
-    is_assistant = event.type == "assistant/message"
-    if is_assistant and not _matches(state.step, event.data):
-        raise FoldError(f"assistant/message at seq {event.seq} has no matching step/start boundary")
+    # The step check comes first: an assistant message outside its step is the error to
+    # report even when its replace range is bad too.
+    step = _assistant_step(state, event) if event.type == "assistant/message" else None
     price = _price_event(event, pricing)
     nodes, surface_tokens = _apply_op(state, event, price)
     anchor = state.anchor
-    if is_assistant:
-        assert state.step is not None  # checked by _matches above
-        anchor = _anchor(state, event, price, pricing, lookup)
+    if step is not None:
+        anchor = _anchor(state.header, step, event, price, pricing, lookup)
     return replace(state, nodes=nodes, surface_tokens=surface_tokens, anchor=anchor)
+
+
+def _assistant_step(state: FoldState, event: Event) -> OpenStep:
+    step = state.step
+    if step is None or not _matches(step, event.data):
+        raise FoldError(f"assistant/message at seq {event.seq} has no matching step/start boundary")
+    return step
 
 
 def _apply_op(state: FoldState, event: Event, price: int) -> tuple[NodeVector, int]:
@@ -154,9 +160,15 @@ def _apply_op(state: FoldState, event: Event, price: int) -> tuple[NodeVector, i
     return state.nodes.replaced(first, last, node), state.surface_tokens + price - removed
 
 
-def _anchor(state: FoldState, event: Event, price: int, pricing: Pricing, lookup: Lookup) -> Anchor:
-    step, header = state.step, state.header
-    assert step is not None
+def _anchor(
+    header: PricedHeader | None,
+    step: OpenStep,
+    event: Event,
+    price: int,
+    pricing: Pricing,
+    lookup: Lookup,
+) -> Anchor:
+    """The anchor a successful call leaves (``price``: the durable message's price)."""
     header_tokens = header.tokens if header else 0
     usage_json = event.data.get("usage")
     if usage_json is None or header is None:
