@@ -15,6 +15,8 @@ path, so the judge and this benchmark count the same way).
 
 from __future__ import annotations
 
+import base64
+import codecs
 import gzip
 import hashlib
 import importlib.util
@@ -24,6 +26,7 @@ import random
 import subprocess
 import sys
 import sysconfig
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
@@ -194,6 +197,50 @@ def _generated_chat(seed: int) -> Iterator[tuple[str, str]]:
         yield f"generated-chat-{seed}-{i}", "\n".join(lines)
 
 
+def _generated_encoded(seed: int, prose: list[str]) -> Iterator[tuple[str, str]]:
+    """Text that is not words: ROT13 of prose, base64, hex digests, UUIDs (tool output)."""
+    rng = random.Random(seed)
+    for i in range(PER_KIND):
+        kind = i % 4
+        if kind == 0 and prose:
+            text = codecs.encode(rng.choice(prose)[: rng.randrange(200, CHUNK)], "rot13")
+        elif kind == 1:
+            blob = base64.b64encode(rng.randbytes(rng.randrange(100, 4000))).decode()
+            text = "\n".join(blob[j : j + 76] for j in range(0, len(blob), 76))
+        elif kind == 2:
+            text = "\n".join(
+                f"{hashlib.sha256(rng.randbytes(8)).hexdigest()}  file_{j}.tar.gz"
+                for j in range(rng.randrange(3, 60))
+            )
+        else:
+            text = "\n".join(
+                f'{{"id": "{uuid.UUID(int=rng.getrandbits(128))}", "n": {j}}}'
+                for j in range(rng.randrange(3, 60))
+            )
+        yield f"generated-encoded-{seed}-{i}", text
+
+
+def _generated_tabular(seed: int, code: list[str]) -> Iterator[tuple[str, str]]:
+    """Tab-separated tables and tab-indented code (Makefiles, Go, TSV exports)."""
+    rng = random.Random(seed)
+    for i in range(PER_KIND // 2):
+        if i % 2 and code:
+            text = rng.choice(code).replace("    ", "\t")
+        else:
+            header = "\t".join(
+                rng.choice(["id", "name", "size", "path", "owner", "ts"]) for _ in range(5)
+            )
+            rows = [
+                "\t".join(
+                    str(rng.choice([rng.randrange(10**6), rng.random(), "ok", "n/a"]))
+                    for _ in range(5)
+                )
+                for _ in range(rng.randrange(2, 80))
+            ]
+            text = "\n".join([header, *rows])
+        yield f"generated-tabular-{seed}-{i}", text
+
+
 def _files(patterns: list[str]) -> list[str]:
     found: list[str] = []
     for pattern in patterns:
@@ -320,6 +367,12 @@ def other_text(split: str) -> list[Sample]:
         samples.append({"category": "generated_json", "source": source, "text": text})
     for source, text in _generated_chat(seed):
         samples.append({"category": "generated_chat", "source": source, "text": text})
+    code = [s["text"] for s in samples if s["category"] == "python_packages"]
+    for source, text in _generated_tabular(seed, code):
+        samples.append({"category": "generated_tabular", "source": source, "text": text})
+    prose = [s["text"] for s in samples if s["category"] == "markdown"]
+    for source, text in _generated_encoded(seed, prose):
+        samples.append({"category": "generated_encoded", "source": source, "text": text})
     return samples
 
 

