@@ -1,0 +1,313 @@
+"""Features, profiles, the calibrated counter and fitting."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctxbudget.errors import ProfileError
+from ctxbudget.tokens import (
+    FEATURE_NAMES,
+    PROFILE_NAMES,
+    CalibratedCounter,
+    Profile,
+    builtin_profile,
+    fit_profile,
+    load_profile,
+    save_profile,
+    text_features,
+)
+from ctxbudget.tokens.features import _PIECE
+
+PROPERTIES = settings(max_examples=150, deadline=None)
+# Text from every script and class the features tell apart, control characters and
+# lone surrogates included.
+ANY_TEXT = st.text(
+    st.one_of(
+        st.characters(codec="utf-8"),
+        st.sampled_from(list("aZ09 \n\t\"'.,:你好語こハ한Жλé—─😀\x1b\u3000")),
+        st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF),
+    ),
+    max_size=200,
+)
+
+
+def features(text: str) -> dict[str, int]:
+    """The non-zero features of a text, by name."""
+    return {n: v for n, v in zip(FEATURE_NAMES, text_features(text), strict=True) if v}
+
+
+# -- features: known answers -----------------------------------------------------------------
+
+
+def test_english_words_digits_and_punctuation() -> None:
+    assert features('The  value is 42, "ok"!\n') == {
+        "common_words": 4,  # The, value, is, ok
+        "uppercase": 1,
+        "rare_letters": 2,  # v, k
+        "digits": 2,
+        "digit_runs": 1,
+        "space_before_digit": 1,
+        "punctuation": 4,
+        "punctuation_runs": 3,  # ,  "  "!
+        "quotes": 2,
+        "punctuation_before_newline": 1,
+        "newlines": 1,
+        "space_runs": 1,
+    }
+
+
+def test_identifiers_and_unusual_letter_runs() -> None:
+    assert features("getValue xqzt strength") == {
+        "common_words": 1,  # strength
+        "other_words": 2,
+        "other_word_letters": 12,
+        "uppercase": 1,
+        "rare_letters": 4,  # V x q z
+        "consonant_triples": 5,  # xqz qzt, str ngt gth
+        "case_switches": 1,  # tV
+    }
+
+
+def test_cjk_classes() -> None:
+    found = features("你好，世界。こんにちは 한국어")
+    assert sum(found.get(k, 0) for k in ("han_frequent", "han_common", "han_rare")) == 4
+    assert found["han_runs"] == 2
+    assert found["kana"] == 5
+    assert found["hangul"] == 3
+    assert found["cjk_punctuation"] == 2  # ， (full-width form) and 。
+    assert found["space_before_non_ascii"] == 1  # before 한
+
+
+def test_other_scripts_and_symbols() -> None:
+    found = features("Привет ΑΒΓ é ─── 😀\x1b")
+    assert found["greek_cyrillic"] == 9
+    assert found["greek_cyrillic_uppercase"] == 4  # П, Α, Β, Γ
+    assert found["latin_extended"] == 1
+    assert found["two_byte_runs"] == 3
+    assert found["other_three_byte"] == 3
+    assert found["other_three_byte_runs"] == 1
+    assert found["astral"] == 1
+    assert found["controls"] == 1
+    assert found["space_before_non_ascii"] == 4  # before Α é ─ 😀
+
+
+def test_empty_and_lone_surrogates() -> None:
+    assert text_features("") == (0,) * len(FEATURE_NAMES)
+    assert sum(text_features("\ud800")) > 0
+
+
+def test_long_texts_are_cut_after_newlines_without_changing_features() -> None:
+    line = "the value 12 of x_y is \t你好 —\n"
+    text = line * (3 * _PIECE // len(line))
+    one = text_features(line)
+    assert text_features(text) == tuple(v * (len(text) // len(line)) for v in one)
+
+
+def test_a_line_without_newline_longer_than_a_piece_still_counts_everything() -> None:
+    text = "ab1 " * _PIECE
+    assert dict(zip(FEATURE_NAMES, text_features(text), strict=True))["digits"] == _PIECE
+
+
+@PROPERTIES
+@given(ANY_TEXT, ANY_TEXT)
+def test_features_add_up_across_a_newline(first: str, second: str) -> None:
+    joined = text_features(first + "\n" + second)
+    parts = zip(text_features(first + "\n"), text_features(second), strict=True)
+    assert joined == tuple(a + b for a, b in parts)
+
+
+@PROPERTIES
+@given(ANY_TEXT, ANY_TEXT)
+def test_features_never_drop_when_text_is_appended(first: str, second: str) -> None:
+    before = text_features(first)
+    after = text_features(first + second)
+    # Words may merge across the join ("ab" + "cd"), changing which table they hit.
+    word_features = {"common_words", "other_words", "other_word_letters"}
+    for name, a, b in zip(FEATURE_NAMES, before, after, strict=True):
+        if name not in word_features:
+            assert b >= a, name
+
+
+# -- profiles ----------------------------------------------------------------------------------
+
+
+def a_profile(name: str = "p") -> Profile:
+    return Profile(name=name, weights=tuple(0.1 * i for i in range(len(FEATURE_NAMES))))
+
+
+def test_profile_json_round_trip(tmp_path: Path) -> None:
+    profile = a_profile()
+    path = tmp_path / "p.json"
+    save_profile(profile, path)
+    assert load_profile(path) == profile
+    assert Profile.from_json(json.loads(path.read_text())) == profile
+
+
+@pytest.mark.parametrize("name", PROFILE_NAMES)
+def test_builtin_profiles_load_and_round_trip(name: str, tmp_path: Path) -> None:
+    profile = builtin_profile(name)
+    assert profile.name == name
+    assert profile.about
+    save_profile(profile, tmp_path / "p.json")
+    assert load_profile(tmp_path / "p.json") == profile
+
+
+def test_missing_features_weigh_zero() -> None:
+    profile = Profile.from_json(
+        {"format": "ctxbudget.profile/1", "name": "x", "weights": {"newlines": 2}}
+    )
+    assert profile.weight("newlines") == 2.0
+    assert profile.weight("digits") == 0.0
+
+
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [
+        ({"format": "other"}, "not a ctxbudget profile"),
+        ({"format": "ctxbudget.profile/1"}, "'weights'"),
+        ({"format": "ctxbudget.profile/1", "weights": {"nope": 1}}, "unknown features"),
+        ({"format": "ctxbudget.profile/1", "weights": {"digits": "1"}}, "not a number"),
+        ({"format": "ctxbudget.profile/1", "weights": {"digits": True}}, "not a number"),
+        ({"format": "ctxbudget.profile/1", "weights": {"digits": -1}}, ">= 0"),
+        ({"format": "ctxbudget.profile/1", "weights": {"digits": math.inf}}, "finite"),
+    ],
+)
+def test_bad_profile_documents(document: dict[str, object], message: str) -> None:
+    with pytest.raises(ProfileError, match=message):
+        Profile.from_json(document)
+
+
+def test_bad_profile_files(tmp_path: Path) -> None:
+    with pytest.raises(ProfileError, match="cannot read"):
+        load_profile(tmp_path / "missing.json")
+    (tmp_path / "bad.json").write_text("{", encoding="utf-8")
+    with pytest.raises(ProfileError, match="not valid JSON"):
+        load_profile(tmp_path / "bad.json")
+
+
+def test_profile_needs_one_weight_per_feature() -> None:
+    with pytest.raises(ProfileError, match="expected"):
+        Profile(name="short", weights=(1.0,))
+
+
+def test_unknown_builtin_profile_names_the_known_ones() -> None:
+    with pytest.raises(ProfileError, match="cl100k, deepseek-v4, generic, qwen3"):
+        builtin_profile("gpt-9")
+
+
+# -- the counter -------------------------------------------------------------------------------
+
+
+def test_counter_is_the_rounded_up_weighted_sum() -> None:
+    weights = [0.0] * len(FEATURE_NAMES)
+    weights[FEATURE_NAMES.index("common_words")] = 1.0
+    weights[FEATURE_NAMES.index("punctuation")] = 0.5
+    counter = CalibratedCounter(Profile(name="toy", weights=tuple(weights)))
+    assert counter.name == "calibrated:toy"
+    assert counter.count("") == 0
+    assert counter.count("the cat.") == 3  # 2 + 0.5 -> 3
+    assert counter.count("   ") == 1  # non-empty text costs at least one token
+    assert counter.estimate("the cat.") == 2.5
+
+
+def test_default_profile_is_generic() -> None:
+    assert CalibratedCounter().name == "calibrated:generic"
+    assert repr(CalibratedCounter("qwen3")) == "CalibratedCounter('qwen3')"
+
+
+@pytest.mark.parametrize("name", PROFILE_NAMES)
+def test_shipped_profiles_are_in_a_sane_range(name: str) -> None:
+    counter = CalibratedCounter(name)
+    english = "The quick brown fox jumps over the lazy dog. " * 20
+    chinese = "我们今天在这里讨论一下这个问题的解决方法。" * 10
+    assert 0.15 < counter.count(english) / len(english) < 0.35
+    assert 0.5 < counter.count(chinese) / len(chinese) < 1.6
+
+
+@PROPERTIES
+@given(ANY_TEXT, ANY_TEXT)
+def test_calibrated_counts_are_monotone_under_concatenation_with_a_newline(
+    first: str, second: str
+) -> None:
+    for name in PROFILE_NAMES:
+        counter = CalibratedCounter(name)
+        joined = counter.count(first + "\n" + second)
+        assert joined >= counter.count(first)
+        assert joined >= counter.count(second)
+        assert joined >= 0
+
+
+@PROPERTIES
+@given(ANY_TEXT, ANY_TEXT)
+def test_calibrated_counts_add_up_across_a_newline_within_rounding(first: str, second: str) -> None:
+    counter = CalibratedCounter("generic")
+    joined = counter.count(first + "\n" + second)
+    assert joined <= counter.count(first + "\n") + counter.count(second) + 1
+
+
+# -- fitting -----------------------------------------------------------------------------------
+
+
+def sample_texts(count: int) -> list[str]:
+    """Varied texts written here: English, code, JSON, CJK, Cyrillic, emoji."""
+    rng = random.Random(7)
+    pieces = [
+        "The meeting is moved to Thursday at 10 am. ",
+        "def parse(value):\n    return int(value) + 1\n",
+        '{"id": 12345, "name": "widget", "tags": ["a", "b"]}\n',
+        "今天的会议改到星期四上午十点。",
+        "ミーティングは木曜日に変更されました。",
+        "회의는 목요일로 변경되었습니다. ",
+        "Встреча перенесена на четверг. ",
+        "build ok ✓ 🚀 — done\n",
+        "    indented   text\twith\ttabs\n",
+        "getValue setItemCount xqzvk 0x1f3a ",
+    ]
+    return ["".join(rng.choice(pieces) for _ in range(rng.randrange(3, 40))) for _ in range(count)]
+
+
+def test_fit_recovers_a_known_linear_profile() -> None:
+    rng = random.Random(3)
+    truth = tuple(round(rng.uniform(0.1, 2.0), 2) for _ in FEATURE_NAMES)
+    texts = sample_texts(300)
+    samples = [(t, sum(w * x for w, x in zip(truth, text_features(t), strict=True))) for t in texts]
+    # Counts are whole numbers in real life; keep them fractional here to test recovery.
+    fitted = fit_profile(((t, c) for t, c in samples), name="recovered", expectile=0.5)
+    assert fitted.name == "recovered"
+    for text, count in samples[:50]:
+        estimate = sum(w * x for w, x in zip(fitted.weights, text_features(text), strict=True))
+        assert estimate == pytest.approx(count, rel=1e-3)
+
+
+def test_fit_gives_zero_weight_to_features_never_seen() -> None:
+    fitted = fit_profile([("plain words here", 3), ("more plain words", 3)], expectile=0.5)
+    assert fitted.weight("han_rare") == 0.0
+    assert fitted.weight("astral") == 0.0
+
+
+def test_a_higher_expectile_underestimates_less() -> None:
+    rng = random.Random(11)
+    texts = sample_texts(200)
+    noisy = [(t, max(1, round(len(t) / 4 * rng.uniform(0.8, 1.2)))) for t in texts]
+
+    def underestimated(profile: Profile) -> int:
+        counter = CalibratedCounter(profile)
+        return sum(counter.estimate(t) < c for t, c in noisy)
+
+    plain = fit_profile(noisy, expectile=0.5)
+    cautious = fit_profile(noisy, expectile=0.9)
+    assert underestimated(cautious) < underestimated(plain)
+
+
+def test_fit_refuses_empty_input_and_bad_expectile() -> None:
+    with pytest.raises(ProfileError, match="at least one sample"):
+        fit_profile([("", 3), ("text", 0)])
+    with pytest.raises(ProfileError, match="expectile"):
+        fit_profile([("text", 1)], expectile=1.0)
