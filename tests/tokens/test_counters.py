@@ -296,3 +296,21 @@ def test_default_counter_is_one_cached_generic_profile() -> None:
     assert counter.name == "calibrated:generic"
     assert counter.count("") == 0
     assert counter.count("hello world") == CalibratedCounter("generic").count("hello world")
+
+
+def test_default_overheads_price_images_flat_and_keep_seed_mode_apart() -> None:
+    from ctxbudget.content import ImageBlock, Message, TextBlock
+    from ctxbudget.tokens import (
+        CHAT_BLOCK_OVERHEAD,
+        CHAT_MESSAGE_OVERHEAD,
+        DEFAULT_OVERHEADS,
+        IMAGE_TOKENS,
+        SEED_OVERHEADS,
+        price_message,
+    )
+
+    counter = Chars4Counter()
+    message = Message("user", (TextBlock("abcd"), ImageBlock({"type": "image", "ref": "x"})))
+    priced = price_message(message, counter, DEFAULT_OVERHEADS)
+    assert priced == 1 + IMAGE_TOKENS + 2 * CHAT_BLOCK_OVERHEAD + CHAT_MESSAGE_OVERHEAD
+    assert price_message(Message("user", (TextBlock("abcd"),)), counter, SEED_OVERHEADS) == 9

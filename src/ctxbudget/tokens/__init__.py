@@ -17,6 +17,10 @@ from ctxbudget.tokens.fitting import fit_profile
 from ctxbudget.tokens.heuristics import Chars4Counter, CJKCounter
 from ctxbudget.tokens.pricing import (
     BLOCK_OVERHEAD,
+    CHAT_BLOCK_OVERHEAD,
+    CHAT_MESSAGE_OVERHEAD,
+    DEFAULT_OVERHEADS,
+    IMAGE_TOKENS,
     MESSAGE_OVERHEAD,
     SEED_OVERHEADS,
     Overheads,
@@ -30,7 +34,11 @@ from ctxbudget.tokens.registry import SPEC_FORMS, get_counter, model_counter
 
 __all__ = [
     "BLOCK_OVERHEAD",
+    "CHAT_BLOCK_OVERHEAD",
+    "CHAT_MESSAGE_OVERHEAD",
+    "DEFAULT_OVERHEADS",
     "FEATURE_NAMES",
+    "IMAGE_TOKENS",
     "MESSAGE_OVERHEAD",
     "PROFILE_NAMES",
     "SEED_OVERHEADS",

@@ -25,6 +25,10 @@ from ctxbudget.tokens.base import TokenCounter
 
 __all__ = [
     "BLOCK_OVERHEAD",
+    "CHAT_BLOCK_OVERHEAD",
+    "CHAT_MESSAGE_OVERHEAD",
+    "DEFAULT_OVERHEADS",
+    "IMAGE_TOKENS",
     "MESSAGE_OVERHEAD",
     "SEED_OVERHEADS",
     "Overheads",
@@ -56,6 +60,21 @@ class Overheads:
 
 SEED_OVERHEADS: Final = Overheads()
 """4 per message, 4 per block, images priced by their JSON: seed 002's rule."""
+
+CHAT_MESSAGE_OVERHEAD: Final = 4
+"""Tokens a chat template adds around one message: OpenAI documents 3 for its ChatML
+framing (``<|im_start|>role ... <|im_end|>``), one more when a name is set."""
+CHAT_BLOCK_OVERHEAD: Final = 2
+"""Tokens between content parts or around a tool call's name and arguments; an estimate
+(providers do not document it), kept small because it is paid per block."""
+IMAGE_TOKENS: Final = 1600
+"""Tokens one image may cost: Anthropic's ceiling for an image of about 1.15 megapixels
+(width x height / 750); OpenAI's high-detail 1024x1024 image costs 765."""
+DEFAULT_OVERHEADS: Final = Overheads(
+    message=CHAT_MESSAGE_OVERHEAD, block=CHAT_BLOCK_OVERHEAD, image=IMAGE_TOKENS
+)
+"""Overheads for real models (with a calibrated or exact counter), as opposed to the
+seed's fixed rule; images are priced at ``IMAGE_TOKENS`` instead of by their reference."""
 
 
 def json_text(value: Any) -> str:
