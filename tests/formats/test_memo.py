@@ -40,13 +40,32 @@ def test_a_message_changed_in_place_is_parsed_again(fmt: str) -> None:
 
 
 @pytest.mark.parametrize("fmt", ["openai", "anthropic"])
-def test_messages_with_nested_content_are_never_remembered(fmt: str) -> None:
-    parts = [{"type": "text", "text": "hello"}]
+def test_content_parts_changed_in_place_are_seen(fmt: str) -> None:
+    parts: list[dict[str, Any]] = [{"type": "text", "text": "hello"}]
     message = {"role": "user", "content": parts}
-    parse_request(body(fmt, [message]), fmt)
+    first = parse_request(body(fmt, [message]), fmt).pending[0]
+    assert parse_request(body(fmt, [message]), fmt).pending[0] is first, "remembered"
     parts[0]["text"] = "changed in place"
     turn = parse_request(body(fmt, [message]), fmt).pending[0]
     assert turn.message.content == (TextBlock("changed in place"),)
+    parts.append({"type": "text", "text": "more"})
+    turn = parse_request(body(fmt, [message]), fmt).pending[0]
+    assert turn.message.content == (TextBlock("changed in place"), TextBlock("more"))
+    parts[1] = {"type": "text", "text": "other"}
+    turn = parse_request(body(fmt, [message]), fmt).pending[0]
+    assert turn.message.content[1] == TextBlock("other")
+
+
+def test_deeper_nesting_is_never_remembered() -> None:
+    block = {"type": "tool_use", "id": "t", "name": "f", "input": {"q": "a"}}
+    message = {"role": "assistant", "content": [block]}
+    messages = [{"role": "user", "content": "go"}, message]
+    results = [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t"}]}]
+    first = parse_request(body("anthropic", messages + results), "anthropic")
+    block["input"]["q"] = "changed deep inside"  # type: ignore[index]
+    again = parse_request(body("anthropic", messages + results), "anthropic")
+    assert again.conversation[1] is not first.conversation[1]
+    assert again.conversation[1].message.content[0].arguments == '{"q":"changed deep inside"}'  # type: ignore[union-attr]
 
 
 def test_same_values_under_other_keys_do_not_match() -> None:
@@ -58,8 +77,9 @@ def test_same_values_under_other_keys_do_not_match() -> None:
     del raw["a"]
     raw["b"] = "v"
     assert memo.get(raw) is None
-    memo.put({"nested": []}, turn)
-    assert memo.get({"nested": []}) is None
+    nested = {"nested": [{"deeper": {}}]}
+    memo.put(nested, turn)
+    assert memo.get(nested) is None
 
 
 def test_the_memo_is_bounded() -> None:
