@@ -31,6 +31,7 @@ PENDING: Final = "pending"
 """The segment of the turn the model is asked to answer now."""
 
 _MEMO_LIMIT: Final = 65_536
+_PRICE_LIMIT: Final = 8_192  # messages are pinned while priced: keep as many as the parse memo
 
 
 class MemoCounter:
@@ -122,7 +123,7 @@ class Pricer:
         """Tokens of one message."""
         found = self._by_id.get(id(message))
         if found is None:
-            if len(self._by_id) >= _MEMO_LIMIT:
+            if len(self._by_id) >= _PRICE_LIMIT:
                 self._by_id.clear()
             found = (message, price_message(message, self.counter, self.overheads))
             self._by_id[id(message)] = found

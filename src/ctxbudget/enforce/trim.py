@@ -27,7 +27,7 @@ TRIM_MARKER: Final = "…\n[trimmed {count} chars]\n…"
 """Put between the kept head and tail; ``…`` is U+2026 (the reference's exact text)."""
 
 _TRIMMED_ROLES: Final = frozenset({"user", "assistant", "tool"})
-_MEMO_LIMIT: Final = 16_384
+_MEMO_LIMIT: Final = 8_192  # the parse memo keeps as many turns
 
 # Trimmed turns by (id(turn), threshold, head, tail). Parsed turns are reused across
 # requests (``formats.memo``), so a re-sent history is trimmed once, not every turn.
