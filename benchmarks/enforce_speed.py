@@ -27,7 +27,7 @@ from typing import Any
 from ctxbudget.enforce import BudgetConfig, MemoCounter, enforce
 from ctxbudget.enforce.trim import forget_trims
 from ctxbudget.formats import FormatName
-from ctxbudget.formats.memo import PARSED_TURNS
+from ctxbudget.formats.memo import forget_parsed_turns
 from ctxbudget.tokens import CachingCounter, CJKCounter, TokenCounter, default_counter
 
 PHRASE = (
@@ -164,7 +164,7 @@ def main() -> None:
             clear = getattr(shared, "clear", None)
             if clear is not None:
                 clear()  # nothing cached: the default counter's own cache too
-            PARSED_TURNS.clear()
+            forget_parsed_turns()
             forget_trims()
             return enforce(
                 body,

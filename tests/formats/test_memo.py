@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from ctxbudget.content import TextBlock
+from ctxbudget.errors import FormatError
 from ctxbudget.formats import parse_request
 from ctxbudget.formats.memo import FlatTurnMemo
 
@@ -90,3 +91,10 @@ def test_the_memo_is_bounded() -> None:
         memo.put(raw, turn)
     assert memo.get(raws[2]) is turn
     assert memo.get(raws[0]) is None
+
+
+def test_each_format_remembers_its_own_parse() -> None:
+    message = {"role": "system", "content": "rules"}
+    parse_request({"model": "m", "messages": [message, {"role": "user", "content": "u"}]}, "openai")
+    with pytest.raises(FormatError, match="top-level"):
+        parse_request(body("anthropic", [message]), "anthropic")

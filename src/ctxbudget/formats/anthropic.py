@@ -24,7 +24,7 @@ from ctxbudget.content import (
     UnknownBlock,
 )
 from ctxbudget.errors import FormatError
-from ctxbudget.formats.memo import PARSED_TURNS
+from ctxbudget.formats.memo import ANTHROPIC_TURNS
 from ctxbudget.formats.request import (
     Request,
     Turn,
@@ -91,10 +91,10 @@ def _parse_tools(body: Mapping[str, Any]) -> tuple[Mapping[str, Any], ...]:
 
 
 def _remembered_or_parsed(raw: Any, index: int) -> Turn:
-    turn = PARSED_TURNS.get(raw) if type(raw) is dict else None
+    turn = ANTHROPIC_TURNS.get(raw) if type(raw) is dict else None
     if turn is None:
         turn = _parse_message(raw, index)
-        PARSED_TURNS.put(raw, turn)
+        ANTHROPIC_TURNS.put(raw, turn)
     return turn
 
 

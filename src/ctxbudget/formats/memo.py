@@ -20,8 +20,10 @@ from typing import Any, Final, TypeAlias
 from ctxbudget.formats.request import Turn
 
 __all__ = [
-    "PARSED_TURNS",
+    "ANTHROPIC_TURNS",
+    "OPENAI_TURNS",
     "FlatTurnMemo",
+    "forget_parsed_turns",
 ]
 
 _SCALARS: Final = frozenset({str, int, float, bool, type(None)})
@@ -115,5 +117,14 @@ class FlatTurnMemo:
         self._turns.clear()
 
 
-PARSED_TURNS: Final = FlatTurnMemo()
-"""The process-wide memo both formats parse through (``PARSED_TURNS.clear()`` empties it)."""
+# One memo per format: the same dict can parse differently (or not at all) in the other.
+OPENAI_TURNS: Final = FlatTurnMemo()
+"""Turns the OpenAI parser remembers."""
+ANTHROPIC_TURNS: Final = FlatTurnMemo()
+"""Turns the Anthropic parser remembers."""
+
+
+def forget_parsed_turns() -> None:
+    """Empty both formats' memos (for cold-start measurements and tests)."""
+    OPENAI_TURNS.clear()
+    ANTHROPIC_TURNS.clear()
