@@ -121,11 +121,23 @@ def test_turn_trim_brings_a_long_turn_within_budget() -> None:
 
 
 def test_cost_pressure_trims_harder() -> None:
-    body = chat("s", ("user", "q"), ("assistant", "x" * 3600), ("user", "u"))
+    body = chat(
+        "s",
+        ("user", "q"),
+        ("assistant", "x" * 700),
+        ("user", "u"),
+        ("assistant", "w" * 3600),
+        ("user", "v"),
+    )
     normal = enforce(body, config(600), format="openai")
     pressed = enforce(body, config(600), format="openai", cost_pressure=True)
-    assert len(pressed.body["messages"][2]["content"]) < len(normal.body["messages"][2]["content"])
-    assert pressed.body["messages"][2]["content"].startswith("x" * 75 + "…\n[trimmed 3475 chars]")
+    assert normal.body["messages"][2]["content"] == "x" * 700  # under the 800 threshold
+    # under pressure the threshold is 200: the same 300 + 200 are kept around the marker
+    assert (
+        pressed.body["messages"][2]["content"]
+        == "x" * 300 + "…\n[trimmed 200 chars]\n…" + "x" * 200
+    )
+    assert pressed.estimate_after < normal.estimate_after
 
 
 def test_refusal_names_the_segment_that_is_too_large() -> None:

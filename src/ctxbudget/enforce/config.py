@@ -54,10 +54,10 @@ class BudgetConfig:
     ``turn_trim_chars`` (``turn_trim_chars_under_pressure``): history text longer
     than this keeps its first ``turn_trim_head_chars`` and last
     ``turn_trim_tail_chars`` characters; under cost pressure the threshold and
-    the kept characters are the ``*_under_pressure`` ones. (Keeping 300 + 200
-    under a 200 threshold would change nothing for long turns: the kept part
-    would be as long as before, and a trim never makes a turn longer. So the
-    kept head and tail shrink in the same 800 -> 200 proportion.)
+    the kept characters are the ``*_under_pressure`` ones (by default the same
+    300 + 200 as the seed says: pressure lowers the threshold, so turns of 524
+    characters and more are trimmed; a trim never makes a turn longer, so turns
+    between the threshold and that length stay as they are).
     ``tool_outputs_kept``: the newest tool outputs never stubbed.
     ``never_trim_headers``: system-prompt section headers no stage may alter.
     ``summarize``: allow the summary stage when a summarizer is given.
@@ -72,8 +72,8 @@ class BudgetConfig:
     turn_trim_chars_under_pressure: int = 200
     turn_trim_head_chars: int = 300
     turn_trim_tail_chars: int = 200
-    turn_trim_head_chars_under_pressure: int = 75
-    turn_trim_tail_chars_under_pressure: int = 50
+    turn_trim_head_chars_under_pressure: int = 300
+    turn_trim_tail_chars_under_pressure: int = 200
     tool_outputs_kept: int = 3
     never_trim_headers: tuple[str, ...] = DEFAULT_NEVER_TRIM_HEADERS
     summarize: bool = True
