@@ -35,3 +35,21 @@ def test_missing_extra_names_the_extra_and_is_an_import_error() -> None:
     assert isinstance(err, ImportError)
     assert "pip install 'ctxbudget[tiktoken]'" in str(err)
     assert err.code == "missing_extra"
+
+
+def test_budget_exceeded_suggests_a_summarizer_only_when_none_ran() -> None:
+    from ctxbudget.errors import BudgetExceeded
+
+    common = {
+        "estimated_tokens": 900,
+        "budget_tokens": 500,
+        "protected_tokens": 0,
+        "largest_segment": "conversation",
+        "largest_segment_tokens": 700,
+    }
+    without = BudgetExceeded(stages_tried=("turn_trim",), **common)
+    assert "give a summarizer" in str(without)
+    assert "conversation segment with about 700 tokens" in str(without)
+    ran = BudgetExceeded(stages_tried=("turn_trim", "summarize"), **common)
+    assert "give a summarizer" not in str(ran)
+    assert ran.code == "budget_exceeded"

@@ -382,9 +382,12 @@ class BudgetExceeded(CtxBudgetError):
         self.largest_segment = largest_segment
         self.largest_segment_tokens = largest_segment_tokens
         tried = ", ".join(self.stages_tried) or "none"
+        remedies = "shorten it or raise max_input_tokens"
+        if "summarize" not in self.stages_tried:
+            remedies = "shorten it, raise max_input_tokens, or give a summarizer"
         super().__init__(
             f"prompt needs about {estimated_tokens} tokens, over the budget of {budget_tokens} "
             f"(stages tried: {tried}; {protected_tokens} tokens are protected); the largest "
             f"part is the {largest_segment} segment with about {largest_segment_tokens} tokens: "
-            "shorten it, raise max_input_tokens, or give a summarizer"
+            f"{remedies}"
         )
