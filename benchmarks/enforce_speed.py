@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ctxbudget.enforce import BudgetConfig, MemoCounter, enforce
+from ctxbudget.enforce import BudgetConfig, enforce
 from ctxbudget.enforce.trim import forget_trims
 from ctxbudget.formats import FormatName
 from ctxbudget.formats.memo import forget_parsed_turns
@@ -170,7 +170,7 @@ def main() -> None:
                 body,
                 BudgetConfig(max_input_tokens=budget),
                 format=fmt,
-                counter=MemoCounter(shared),
+                counter=CachingCounter(shared),
             )
 
         return run
@@ -197,7 +197,7 @@ def main() -> None:
             f"cold enforce, {label}:  best {best:8.2f} ms  median {median:8.2f} ms"
             f"  ({best / tik_best:.2f}x tiktoken, best to best)"
         )
-    warm_counter = MemoCounter(shared)
+    warm_counter = CachingCounter(shared)
     for label, budget in (("within budget", within), ("over budget  ", over)):
         config = BudgetConfig(max_input_tokens=budget)
         result = enforce(body, config, format=fmt, counter=warm_counter)

@@ -15,7 +15,6 @@ from ctxbudget.enforce import (
     BudgetConfig,
     CompressionInfo,
     Enforced,
-    MemoCounter,
     Original,
     SummaryRequest,
     trim_text,
@@ -32,7 +31,7 @@ from ctxbudget.testing import (
     FakeTurnSummarizer,
     RecordingSink,
 )
-from ctxbudget.tokens import CJKCounter
+from ctxbudget.tokens import CachingCounter, CJKCounter
 from tests.formats.sdk import validate
 from tests.formats.strategies import Call, Conversation, Exchange, anthropic_body, openai_body
 
@@ -414,7 +413,7 @@ def test_default_sink_is_the_ctxbudget_logger(caplog: pytest.LogCaptureFixture) 
 
 def test_warm_calls_see_messages_changed_in_place() -> None:
     body = chat("system", ("user", "q"), ("assistant", "x" * 5000), ("user", "ask"))
-    warm = MemoCounter(CJKCounter())  # shared: counts and message prices carry over
+    warm = CachingCounter(CJKCounter())  # shared: counts and message prices carry over
     first = enforce(body, config(1000), counter=warm)
     assert enforce(body, config(1000), counter=warm) == first
     body["messages"][2]["content"] = "y" * 9000

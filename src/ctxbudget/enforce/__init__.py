@@ -11,7 +11,7 @@ of the system prompt are never altered, a hot prompt cache can skip compression
 
 from ctxbudget.enforce.config import DEFAULT_NEVER_TRIM_HEADERS, BudgetConfig, load_budget_config
 from ctxbudget.enforce.echoes import STUB_ARCHIVED, STUB_UNAVAILABLE
-from ctxbudget.enforce.estimate import MemoCounter, SegmentTokens
+from ctxbudget.enforce.estimate import SegmentTokens
 from ctxbudget.enforce.events import (
     BUDGET_EXCEEDED,
     CACHE_GUARD_SKIPPED,
@@ -64,7 +64,6 @@ __all__ = [
     "EventName",
     "EventSink",
     "LoggingSink",
-    "MemoCounter",
     "Original",
     "OriginalsArchive",
     "SegmentTokens",

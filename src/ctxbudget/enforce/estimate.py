@@ -1,6 +1,6 @@
 """Estimating a request, segment by segment, fast enough for every request.
 
-Two caches keep the warm path cheap. ``MemoCounter`` remembers counts by text
+Two caches keep the warm path cheap. A ``CachingCounter`` remembers counts by text
 across calls (the same history is re-sent every turn), and ``Pricer`` remembers
 each message it priced during one call, so a stage that edits three turns
 re-prices three turns, not six hundred.
@@ -10,21 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 from typing import Any, Final
+from weakref import WeakKeyDictionary
 
 from ctxbudget.content import Message
 from ctxbudget.formats import Request, Turn
 from ctxbudget.kernel import CONVERSATION, SYSTEM, TOOLS
-from ctxbudget.tokens import SEED_OVERHEADS, Overheads, TokenCounter, default_counter, price_message
+from ctxbudget.tokens import SEED_OVERHEADS, Overheads, TokenCounter, price_message
 from ctxbudget.tokens import price_tools as _price_tools
 
 __all__ = [
     "PENDING",
-    "MemoCounter",
     "Pricer",
     "SegmentTokens",
-    "shared_default_counter",
 ]
 
 PENDING: Final = "pending"
@@ -32,51 +30,6 @@ PENDING: Final = "pending"
 
 _MEMO_LIMIT: Final = 65_536
 _PRICE_LIMIT: Final = 8_192  # messages are pinned while priced: keep as many as the parse memo
-
-
-class MemoCounter:
-    """A counter that remembers the count of every text it has seen (bounded).
-
-    Keys are ``(hash(text), len(text))``, not the texts: keeping a conversation's
-    strings alive in a process-wide cache would pin megabytes of old prompts.
-    CPython caches a string's hash on the string, so a re-sent body costs one
-    dict lookup per text. Two different texts sharing both hash and length would
-    share a count; with a 64-bit SipHash that is about 1e-10 at the cache's size.
-    """
-
-    __slots__ = ("_counts", "_inner", "limit", "message_prices")
-
-    def __init__(self, inner: TokenCounter, limit: int = _MEMO_LIMIT) -> None:
-        self._inner = inner
-        self._counts: dict[tuple[int, int], int] = {}
-        self.limit = limit
-        self.message_prices: dict[int, tuple[Message, int]] = {}
-        """Prices of messages by identity, shared by every ``Pricer`` over this counter:
-        parsed turns are reused across requests (``FlatTurnMemo``), so are their prices."""
-
-    @property
-    def name(self) -> str:
-        """The wrapped counter's name: memoizing does not change the counts."""
-        return self._inner.name
-
-    def count(self, text: str) -> int:
-        """Tokens in ``text``, counted once per distinct text."""
-        key = (hash(text), len(text))
-        found = self._counts.get(key)
-        if found is None:
-            if len(self._counts) >= self.limit:
-                self._counts.clear()  # crude, but bounded and O(1) amortised
-            found = self._counts[key] = self._inner.count(text)
-        return found
-
-    def __repr__(self) -> str:
-        return f"MemoCounter({self._inner!r})"
-
-
-@cache
-def shared_default_counter() -> MemoCounter:
-    """The library's default counter, memoized once per process."""
-    return MemoCounter(default_counter())
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +54,24 @@ class SegmentTokens:
         return name, named[name]
 
 
+_PRICES_BY_COUNTER: WeakKeyDictionary[TokenCounter, dict[int, tuple[Message, int]]] = (
+    WeakKeyDictionary()
+)
+
+
+def _shared_prices(counter: TokenCounter) -> dict[int, tuple[Message, int]]:
+    """Message prices shared by every ``Pricer`` over ``counter``.
+
+    Parsed turns are reused across requests (the parse memo), so are their prices:
+    that is what keeps a warm request to a few dictionary look-ups per message. A
+    counter that cannot be weakly referenced gets a private table per call.
+    """
+    try:
+        return _PRICES_BY_COUNTER.setdefault(counter, {})
+    except TypeError:
+        return {}
+
+
 class Pricer:
     """Prices the turns of one enforcement call, each message once.
 
@@ -113,9 +84,7 @@ class Pricer:
     def __init__(self, counter: TokenCounter, overheads: Overheads = SEED_OVERHEADS) -> None:
         self.counter = counter
         self.overheads = overheads
-        self._by_id: dict[int, tuple[Message, int]] = {}
-        if isinstance(counter, MemoCounter) and overheads == SEED_OVERHEADS:
-            self._by_id = counter.message_prices
+        self._by_id = _shared_prices(counter) if overheads == SEED_OVERHEADS else {}
         self._tools: tuple[Sequence[Mapping[str, Any]], int] | None = None
         self._last: tuple[Request, SegmentTokens] | None = None
 

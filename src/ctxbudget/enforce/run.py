@@ -7,7 +7,6 @@ from collections.abc import Generator, Mapping
 from typing import Any
 
 from ctxbudget.enforce.config import BudgetConfig
-from ctxbudget.enforce.estimate import MemoCounter, shared_default_counter
 from ctxbudget.enforce.events import EventSink, LoggingSink
 from ctxbudget.enforce.pipeline import Call, Enforced, FlowOptions, enforcement_flow
 from ctxbudget.enforce.protocols import (
@@ -19,7 +18,7 @@ from ctxbudget.enforce.protocols import (
 )
 from ctxbudget.errors import ConfigError
 from ctxbudget.formats import FormatName
-from ctxbudget.tokens import TokenCounter
+from ctxbudget.tokens import CachingCounter, TokenCounter, default_counter
 
 __all__ = [
     "enforce",
@@ -39,9 +38,9 @@ def _options(
     archive: object | None,
 ) -> FlowOptions:
     if counter is None:
-        counter = shared_default_counter()
-    elif not isinstance(counter, MemoCounter):
-        counter = MemoCounter(counter)  # repeated texts within one call are counted once
+        counter = default_counter()  # shared and already caching by content
+    elif not isinstance(counter, CachingCounter):
+        counter = CachingCounter(counter)  # repeated texts within one call are counted once
     return FlowOptions(
         config=config,
         counter=counter,
