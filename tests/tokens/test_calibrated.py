@@ -59,6 +59,7 @@ def test_english_words_digits_and_punctuation() -> None:
         "quotes": 2,
         "punctuation_before_newline": 1,
         "newlines": 1,
+        "newline_runs": 1,
         "space_runs": 1,
     }
 
@@ -68,6 +69,7 @@ def test_identifiers_and_unusual_letter_runs() -> None:
         "common_words": 1,  # strength
         "other_words": 2,
         "other_word_letters": 12,
+        "other_word_letters_capped": 8,  # 4 + 4
         "uppercase": 1,
         "rare_letters": 4,  # V x q z
         "consonant_triples": 5,  # xqz qzt, str ngt gth
@@ -96,6 +98,17 @@ def test_other_scripts_and_symbols() -> None:
     assert found["astral"] == 1
     assert found["controls"] == 1
     assert found["space_before_non_ascii"] == 4  # before Α é ─ 😀
+
+
+def test_blank_lines_are_one_newline_run() -> None:
+    found = features("a\n\n\nb\n")
+    assert (found["newlines"], found["newline_runs"]) == (4, 2)
+
+
+def test_very_long_words_are_counted_too() -> None:
+    found = features("q" * 300 + " " + "z" * 3)
+    assert found["other_word_letters"] == 303
+    assert found["other_word_letters_capped"] == 4 + 3
 
 
 def test_empty_and_lone_surrogates() -> None:
@@ -129,7 +142,12 @@ def test_features_never_drop_when_text_is_appended(first: str, second: str) -> N
     before = text_features(first)
     after = text_features(first + second)
     # Words may merge across the join ("ab" + "cd"), changing which table they hit.
-    word_features = {"common_words", "other_words", "other_word_letters"}
+    word_features = {
+        "common_words",
+        "other_words",
+        "other_word_letters",
+        "other_word_letters_capped",
+    }
     for name, a, b in zip(FEATURE_NAMES, before, after, strict=True):
         if name not in word_features:
             assert b >= a, name

@@ -20,7 +20,10 @@ long texts are processed (see ``_PIECE``).
 
 Two tables ship with the package (``data/feature_tables.json``, derived from real
 vocabularies by ``benchmarks/tokens_tables.py``): common English words, which BPE
-vocabularies spend one token on, and Han ideographs grouped by how rare they are.
+vocabularies spend one token on, and Han ideographs grouped by how rare they are
+(``han_frequent`` / ``han_common`` / ``han_rare`` cost 1 / 2 / 3 tokens in cl100k;
+``han_beyond_everyday`` are not whole tokens in DeepSeek's and Qwen's vocabularies,
+unlike the 5,000 everyday ones).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ FEATURE_NAMES: Final = (
     "common_words",
     "other_words",
     "other_word_letters",
+    "other_word_letters_capped",
     "uppercase",
     "rare_letters",
     "consonant_triples",
@@ -53,6 +57,7 @@ FEATURE_NAMES: Final = (
     "quotes",
     "punctuation_before_newline",
     "newlines",
+    "newline_runs",
     "tabs",
     "controls",
     "space_runs",
@@ -60,6 +65,7 @@ FEATURE_NAMES: Final = (
     "han_frequent",
     "han_common",
     "han_rare",
+    "han_beyond_everyday",
     "han_runs",
     "kana",
     "hangul",
@@ -186,7 +192,7 @@ def _repeated(flag: int) -> int:
 
 
 @functools.cache
-def _tables() -> tuple[frozenset[bytes], re.Pattern[str], re.Pattern[str]]:
+def _tables() -> tuple[frozenset[bytes], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     path = resources.files("ctxbudget.tokens").joinpath("data/feature_tables.json")
     tables = json.loads(path.read_text("utf-8"))
     return (
@@ -194,6 +200,7 @@ def _tables() -> tuple[frozenset[bytes], re.Pattern[str], re.Pattern[str]]:
         # Runs, not single characters: fewer match objects, then one join to count them.
         re.compile("[" + tables["han_one_token"] + "]+"),
         re.compile("[" + tables["han_three_tokens"] + "]+"),
+        re.compile("[" + tables["han_everyday"] + "]+"),
     )
 
 
@@ -226,7 +233,7 @@ def text_features(text: str) -> tuple[int, ...]:
 
 
 def _piece_features(text: str) -> tuple[int, ...]:
-    common_words, han_frequent, han_rare = _tables()
+    common_words, han_frequent, han_rare, han_everyday = _tables()
     full = data = text.encode("utf-8", "surrogatepass")
     ascii_only = text.isascii()
     if not ascii_only:
@@ -236,28 +243,35 @@ def _piece_features(text: str) -> tuple[int, ...]:
     classes = data.translate(_CLASS_TABLE)
     words = data.translate(_WORD_SPLIT).split()
     other_words = list(filterfalse(common_words.__contains__, words))
+    other_letters, capped_letters = _letters(other_words)
+    # Every flag one byte on: ``x & previous`` marks class bytes preceded by the class.
+    previous = flags << 8
     digits = flags & _repeated(_DIGIT)
     punctuation = flags & _repeated(_PUNCTUATION)
     spaces = flags & _repeated(_SPACE)
     consonants = flags & _repeated(_CONSONANT)
     uppercase = flags & _repeated(_UPPER)
-    double_spaces = spaces & (spaces << 8)
+    newlines = flags & _repeated(_NEWLINE)
+    double_spaces = spaces & previous
+    consonant_pairs = consonants & previous
     ascii_part = (
         len(words) - len(other_words),
         len(other_words),
-        sum(map(len, other_words)),
+        other_letters,
+        capped_letters,
         uppercase.bit_count(),
         classes.count(b"R"),
-        (consonants & (consonants << 8) & (consonants << 16)).bit_count(),
+        (consonant_pairs & (consonant_pairs << 8)).bit_count(),
         (_next_byte(flags & _repeated(_LOWER), _LOWER, _UPPER) & uppercase).bit_count(),
         digits.bit_count(),
-        _runs(digits),
+        digits.bit_count() - (digits & previous).bit_count(),
         (_next_byte(spaces, _SPACE, _DIGIT) & digits).bit_count(),
         punctuation.bit_count(),
-        _runs(punctuation),
+        punctuation.bit_count() - (punctuation & previous).bit_count(),
         classes.count(b"q"),
-        (_next_byte(punctuation, _PUNCTUATION, _NEWLINE) & flags & _repeated(_NEWLINE)).bit_count(),
-        data.count(b"\n"),
+        (_next_byte(punctuation, _PUNCTUATION, _NEWLINE) & newlines).bit_count(),
+        newlines.bit_count(),
+        newlines.bit_count() - (newlines & previous).bit_count(),
         classes.count(b"t"),
         classes.count(b"x"),
         _runs(double_spaces),
@@ -265,6 +279,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
     if ascii_only:
         return (*ascii_part, *_NOTHING_BEYOND_ASCII)
     non_ascii = full.translate(None, _ASCII).decode("utf-8", "surrogatepass")
+    classes = classes.translate(None, _ASCII_CLASSES)  # the non-ASCII ones are left
     han = classes.count(b"h")
     frequent = len("".join(han_frequent.findall(non_ascii)))
     rare = len("".join(han_rare.findall(non_ascii)))
@@ -277,6 +292,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
         frequent,
         max(0, han - frequent - rare),
         rare,
+        max(0, han - len("".join(han_everyday.findall(non_ascii)))),
         _runs(leads & _repeated(_HAN_LEAD)),
         classes.count(b"k") - cjk_punctuation,
         classes.count(b"g"),
@@ -292,6 +308,15 @@ def _piece_features(text: str) -> tuple[int, ...]:
     )
 
 
+def _letters(words: list[bytes]) -> tuple[int, int]:
+    """Letters in ``words``, and the same with each word counted as at most ``_CAP``."""
+    lengths = list(map(len, words))
+    if not lengths or max(lengths) > 255:
+        return sum(lengths), sum(min(n, _CAP) for n in lengths)
+    packed = bytes(lengths)  # one byte per word, so the capping runs in C
+    return sum(packed), sum(packed.translate(_CAPPED))
+
+
 def _greek_cyrillic_uppercase(full: bytes) -> int:
     """Upper-case Greek and Cyrillic letters: a lead byte CE or D0, then 80-AF."""
     leads = int.from_bytes(full.translate(_UPPER_GREEK_CYRILLIC_LEAD), "little")
@@ -299,4 +324,7 @@ def _greek_cyrillic_uppercase(full: bytes) -> int:
     return ((leads << 8) & seconds).bit_count()
 
 
-_NOTHING_BEYOND_ASCII: Final = (0,) * (len(FEATURE_NAMES) - 18)
+_CAP: Final = 4
+_CAPPED: Final = bytes(min(n, _CAP) for n in range(256))
+_ASCII_CLASSES: Final = b"Rqtx."
+_NOTHING_BEYOND_ASCII: Final = (0,) * (len(FEATURE_NAMES) - 20)
