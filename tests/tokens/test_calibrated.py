@@ -8,7 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from ctxbudget.errors import ProfileError
@@ -56,6 +56,8 @@ def test_english_words_digits_and_punctuation() -> None:
         "space_before_digit": 1,
         "punctuation": 4,
         "punctuation_runs": 3,  # ,  "  "!
+        "punctuation_changes": 1,  # "!
+        "space_before_punctuation": 1,  # before the first "
         "quotes": 2,
         "punctuation_before_newline": 1,
         "newlines": 1,
@@ -131,6 +133,7 @@ def test_a_line_without_newline_longer_than_a_piece_still_counts_everything() ->
 @PROPERTIES
 @given(ANY_TEXT, ANY_TEXT)
 def test_features_add_up_across_a_newline(first: str, second: str) -> None:
+    assume(not second.startswith("\n"))  # else the newline run goes on across the cut
     joined = text_features(first + "\n" + second)
     parts = zip(text_features(first + "\n"), text_features(second), strict=True)
     assert joined == tuple(a + b for a, b in parts)
@@ -329,3 +332,11 @@ def test_fit_refuses_empty_input_and_bad_expectile() -> None:
         fit_profile([("", 3), ("text", 0)])
     with pytest.raises(ProfileError, match="expectile"):
         fit_profile([("text", 1)], expectile=1.0)
+
+
+@pytest.mark.parametrize("blank", [1, 3, _PIECE // 2])
+def test_long_texts_are_never_cut_inside_a_run_of_newlines(blank: int) -> None:
+    block = "x = 1  # note\n" * (_PIECE // 28) + "\n" * blank
+    text = block * 5
+    one = text_features(block)
+    assert text_features(text) == tuple(v * 5 for v in one)

@@ -54,6 +54,9 @@ FEATURE_NAMES: Final = (
     "space_before_digit",
     "punctuation",
     "punctuation_runs",
+    "punctuation_repeats",
+    "punctuation_changes",
+    "space_before_punctuation",
     "quotes",
     "punctuation_before_newline",
     "newlines",
@@ -82,12 +85,17 @@ FEATURE_NAMES: Final = (
 """Feature order, shared by ``text_features`` and every profile.
 
 ``common_words`` / ``other_words``: runs of ASCII letters in / not in the common-word
-table. ``rare_letters`` (j k q v w x y z) and ``consonant_triples`` flag letter runs
-that are not English words (identifiers, other languages, encoded text), which split
-into more pieces; ``case_switches`` (lower-case then upper-case) marks camelCase and
-base64. ``space_before_digit``: a space is its own token before a number, while it joins
-a following word. ``space_runs``: runs of two or more spaces. ``controls``: control
-characters such as terminal escapes. Beyond ASCII: ``latin_extended`` U+0080-U+037F,
+table; ``other_word_letters_capped`` counts at most 4 letters a word, so that the fit can
+make long identifiers cost less than their length. ``rare_letters`` (j k q v w x y z)
+and ``consonant_triples`` flag letter runs that are not English words (identifiers,
+other languages, encoded text), which split into more pieces; ``case_switches``
+(lower-case then upper-case) marks camelCase and base64. ``punctuation_repeats`` /
+``punctuation_changes``: punctuation after the same / another punctuation character
+("-----" merges into one token, "+-+" does not). ``space_before_digit``: a space is its
+own token before a number, while it joins a following word; ``space_before_punctuation``
+joins or not, depending on the tokenizer. ``space_runs``: runs of two or more spaces;
+``newline_runs``: blank lines merge. ``controls``: control characters such as terminal
+escapes. Beyond ASCII: ``latin_extended`` U+0080-U+037F,
 ``greek_cyrillic`` U+0380-U+053F, ``other_two_byte`` U+0540-U+07FF (Hebrew, Arabic...),
 ``two_byte_runs`` their words; ``other_three_byte``: the rest of the Basic Multilingual
 Plane outside CJK (Indic scripts, symbols, box drawing, typographic punctuation), and
@@ -224,12 +232,21 @@ def text_features(text: str) -> tuple[int, ...]:
     while start < len(text):
         end = start + _PIECE
         if end < len(text):
-            cut = text.rfind("\n", start, end)
-            end = cut + 1 if cut >= start else end
+            end = _cut(text, start, end)
         for i, value in enumerate(_piece_features(text[start:end])):
             totals[i] += value
         start = end
     return tuple(totals)
+
+
+def _cut(text: str, start: int, limit: int) -> int:
+    """Where to end the piece that starts at ``start``: after the last whole run of
+    newlines before ``limit`` (no feature spans that), else at ``limit``."""
+    cut = text.rfind("\n", start, limit)
+    if cut >= start and text[cut + 1 : cut + 2] == "\n":  # the run goes on past the limit
+        run_start = len(text[start:cut].rstrip("\n")) + start
+        cut = text.rfind("\n", start, run_start)
+    return cut + 1 if cut >= start else limit
 
 
 def _piece_features(text: str) -> tuple[int, ...]:
@@ -254,6 +271,9 @@ def _piece_features(text: str) -> tuple[int, ...]:
     newlines = flags & _repeated(_NEWLINE)
     double_spaces = spaces & previous
     consonant_pairs = consonants & previous
+    punctuation_pairs = punctuation & previous
+    # "----" is one token, "+-+" three: tell a repeated character from a new one.
+    repeats = (_same_as_previous(data) >> 6 & punctuation_pairs).bit_count()
     ascii_part = (
         len(words) - len(other_words),
         len(other_words),
@@ -267,7 +287,10 @@ def _piece_features(text: str) -> tuple[int, ...]:
         digits.bit_count() - (digits & previous).bit_count(),
         (_next_byte(spaces, _SPACE, _DIGIT) & digits).bit_count(),
         punctuation.bit_count(),
-        punctuation.bit_count() - (punctuation & previous).bit_count(),
+        punctuation.bit_count() - punctuation_pairs.bit_count(),
+        repeats,
+        punctuation_pairs.bit_count() - repeats,
+        (_next_byte(spaces, _SPACE, _PUNCTUATION) & punctuation).bit_count(),
         classes.count(b"q"),
         (_next_byte(punctuation, _PUNCTUATION, _NEWLINE) & newlines).bit_count(),
         newlines.bit_count(),
@@ -308,6 +331,19 @@ def _piece_features(text: str) -> tuple[int, ...]:
     )
 
 
+def _same_as_previous(data: bytes) -> int:
+    """Bit 7 (0x80) set in each byte of ``data`` equal to the byte before it.
+
+    XOR with the shifted bytes leaves zero bytes where neighbours are equal; the zero
+    test is the carry-free one: ``(v & 0x7F) + 0x7F`` sets bit 7 of every non-zero 7-bit
+    value without carrying into the next byte, and ``v`` itself supplies bit 7.
+    """
+    raw = int.from_bytes(data, "little")
+    diff = raw ^ (raw << 8)
+    low = _repeated(0x7F)
+    return ~(((diff & low) + low) | diff | low) & _repeated(0x80)
+
+
 def _letters(words: list[bytes]) -> tuple[int, int]:
     """Letters in ``words``, and the same with each word counted as at most ``_CAP``."""
     lengths = list(map(len, words))
@@ -327,4 +363,4 @@ def _greek_cyrillic_uppercase(full: bytes) -> int:
 _CAP: Final = 4
 _CAPPED: Final = bytes(min(n, _CAP) for n in range(256))
 _ASCII_CLASSES: Final = b"Rqtx."
-_NOTHING_BEYOND_ASCII: Final = (0,) * (len(FEATURE_NAMES) - 20)
+_NOTHING_BEYOND_ASCII: Final = (0,) * (len(FEATURE_NAMES) - 23)
