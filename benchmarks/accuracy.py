@@ -88,7 +88,7 @@ def one_pass(texts: list[str], count: Callable[[str], int]) -> float:
     return time.perf_counter() - start
 
 
-def print_speed(texts: list[str], found: Estimators) -> dict[str, float]:
+def print_speed(texts: list[str], found: Estimators) -> dict[str, tuple[float, float]]:
     """Characters a second of each counter against tiktoken's ``encode``. Passes of the
     two alternate, REPEATS times, and each keeps its fastest: a busy machine then slows
     both alike instead of skewing the ratio."""
@@ -102,14 +102,14 @@ def print_speed(texts: list[str], found: Estimators) -> dict[str, float]:
     chars = sum(map(len, texts))
     print(f"\n## throughput, single thread, fastest of {REPEATS} alternating passes")
     print(f"  {'counter':27s} {'M chars/s':>9s}  {'tiktoken':>9s}  ratio")
-    speeds: dict[str, float] = {}
+    speeds: dict[str, tuple[float, float]] = {}
     for name, count in found.items():
         theirs = ours = float("inf")
         for _ in range(REPEATS):
             theirs = min(theirs, one_pass(texts, tiktoken_count))
             ours = min(ours, one_pass(texts, count))
-        speeds[name] = chars / ours
         ratio = theirs / ours
+        speeds[name] = (chars / ours, ratio)
         flag = " <" if name.startswith("calibrated") and ratio < SPEED_TARGET else ""
         print(
             f"  {name:27s} {chars / ours / 1e6:9.2f}  {chars / theirs / 1e6:9.2f}  "
@@ -130,18 +130,51 @@ def judge(title: str, samples: list[dict[str, str]], found: Estimators) -> dict[
     return results
 
 
+def markdown_summary(report: dict[str, Any]) -> str:
+    """The summary tables of docs/tokens.md: MAE / worst underestimate in %."""
+    lines = []
+    for section in ("dev", "other"):
+        if section not in report:
+            continue
+        results = report[section]
+        categories = list(next(iter(results["calibrated:generic"]["by"].values())))
+        title = "dev corpus" if section == "dev" else "other text, never fitted on"
+        lines += [
+            f"\n**{title}**: mean absolute error % / worst underestimate %\n",
+            "| counter | vs | " + " | ".join(categories) + " |",
+            "|---|---|" + "---|" * len(categories),
+        ]
+        rows = [(f"calibrated:{p}", t) for p, t in OWN_TOKENIZER.items()]
+        rows += [("calibrated:generic", t) for t in OWN_TOKENIZER.values()]
+        rows += [(seed, "cl100k") for seed in ("seed chars4", "seed cjk")]
+        for name, tokenizer in rows:
+            cells = results[name]["by"][tokenizer]
+            figures = " | ".join(
+                f"{cells[c]['mae']:.1f} / {cells[c]['worst_under']:+.0f}" for c in categories
+            )
+            lines.append(f"| {name} | {tokenizer} | {figures} |")
+    if "speed" in report:
+        lines.append("\n| counter | M chars/s | x tiktoken encode |\n|---|---|---|")
+        for name, (speed, ratio) in report["speed"].items():
+            lines.append(f"| {name} | {speed / 1e6:.1f} | {ratio:.2f} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("corpus")
     parser.add_argument("--no-other", action="store_true", help="skip the other-text check")
     parser.add_argument("--json", help="write all figures to this file")
+    parser.add_argument("--markdown", action="store_true", help="end with summary tables")
     args = parser.parse_args()
     found = estimators()
     dev = read_corpus(args.corpus)
-    report = {"dev": judge("dev corpus", dev, found)}
+    report: dict[str, Any] = {"dev": judge("dev corpus", dev, found)}
     report["speed"] = print_speed([s["text"] for s in dev], found)
     if not args.no_other:
         report["other"] = judge("other text (never fitted on)", other_text("check"), found)
+    if args.markdown:
+        print(markdown_summary(report))
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1), encoding="utf-8")
 
