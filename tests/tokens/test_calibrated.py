@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import math
 import random
+from collections.abc import Callable
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -340,3 +342,61 @@ def test_long_texts_are_never_cut_inside_a_run_of_newlines(blank: int) -> None:
     text = block * 5
     one = text_features(block)
     assert text_features(text) == tuple(v * 5 for v in one)
+
+
+# -- a slow, obvious reference for the bit tricks ---------------------------------------------
+
+PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+CONSONANTS = frozenset("bcdfghjklmnpqrstvwxzBCDFGHJKLMNPQRSTVWXZ")
+Test = Callable[[str], bool]
+
+
+def runs_of(text: str, member: Test) -> int:
+    """Runs of characters for which ``member`` holds."""
+    return sum(1 for i, c in enumerate(text) if member(c) and (i == 0 or not member(text[i - 1])))
+
+
+def pairs(text: str, first: Test, second: Test) -> int:
+    """Positions where a ``first`` character is followed by a ``second`` one."""
+    return sum(1 for x, y in pairwise(text) if first(x) and second(y))
+
+
+def reference_ascii_features(text: str) -> dict[str, int]:
+    """The ASCII features, one character at a time, as plainly as possible."""
+    digit, punct = str.isdigit, PUNCTUATION.__contains__
+    space, newline = " ".__eq__, "\n".__eq__
+    return {
+        "uppercase": sum(c.isupper() for c in text),
+        "rare_letters": sum(c in "jkqvwxyzJKQVWXYZ" for c in text),
+        "consonant_triples": sum(
+            all(c in CONSONANTS for c in text[i : i + 3]) for i in range(len(text) - 2)
+        ),
+        "case_switches": pairs(text, str.islower, str.isupper),
+        "digits": sum(map(digit, text)),
+        "digit_runs": runs_of(text, digit),
+        "space_before_digit": pairs(text, space, digit),
+        "punctuation": sum(map(punct, text)),
+        "punctuation_runs": runs_of(text, punct),
+        "punctuation_repeats": sum(punct(x) and x == y for x, y in pairwise(text)),
+        "punctuation_changes": sum(punct(x) and punct(y) and x != y for x, y in pairwise(text)),
+        "space_before_punctuation": pairs(text, space, punct),
+        "quotes": sum(c in "\"'" for c in text),
+        "punctuation_before_newline": pairs(text, punct, newline),
+        "newlines": text.count("\n"),
+        "newline_runs": runs_of(text, newline),
+        "tabs": text.count("\t"),
+        "controls": sum((c < " " and c not in "\t\n\r") or c == "\x7f" for c in text),
+        "space_runs": sum(
+            1
+            for i in range(len(text) - 1)
+            if text[i : i + 2] == "  " and (i == 0 or text[i - 1] != " ")
+        ),
+    }
+
+
+@PROPERTIES
+@given(st.text(st.characters(max_codepoint=0x7F), max_size=300))
+def test_bit_tricks_match_a_plain_reference(text: str) -> None:
+    found = dict(zip(FEATURE_NAMES, text_features(text), strict=True))
+    for name, expected in reference_ascii_features(text).items():
+        assert found[name] == expected, name

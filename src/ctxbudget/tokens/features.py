@@ -143,6 +143,9 @@ def _flags(b: int) -> int:
 
 
 _FLAG_TABLE: Final = bytes(_flags(b) for b in range(256))
+_PUNCTUATION_IDS: Final = bytes(
+    _ASCII_PUNCTUATION.index(b) if b in _ASCII_PUNCTUATION else 0 for b in range(256)
+)
 
 # Flag bits of the non-ASCII translation: lead bytes of scripts whose runs matter.
 _TWO_BYTE_LEAD, _HAN_LEAD, _OTHER_THREE_BYTE_LEAD = 1, 2, 4
@@ -273,7 +276,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
     consonant_pairs = consonants & previous
     punctuation_pairs = punctuation & previous
     # "----" is one token, "+-+" three: tell a repeated character from a new one.
-    repeats = (_same_as_previous(data) >> 6 & punctuation_pairs).bit_count()
+    changes = _punctuation_changes(data, punctuation_pairs) if punctuation_pairs else 0
     ascii_part = (
         len(words) - len(other_words),
         len(other_words),
@@ -288,8 +291,8 @@ def _piece_features(text: str) -> tuple[int, ...]:
         (_next_byte(spaces, _SPACE, _DIGIT) & digits).bit_count(),
         punctuation.bit_count(),
         punctuation.bit_count() - punctuation_pairs.bit_count(),
-        repeats,
-        punctuation_pairs.bit_count() - repeats,
+        punctuation_pairs.bit_count() - changes,
+        changes,
         (_next_byte(spaces, _SPACE, _PUNCTUATION) & punctuation).bit_count(),
         classes.count(b"q"),
         (_next_byte(punctuation, _PUNCTUATION, _NEWLINE) & newlines).bit_count(),
@@ -331,17 +334,17 @@ def _piece_features(text: str) -> tuple[int, ...]:
     )
 
 
-def _same_as_previous(data: bytes) -> int:
-    """Bit 7 (0x80) set in each byte of ``data`` equal to the byte before it.
+def _punctuation_changes(data: bytes, punctuation_pairs: int) -> int:
+    """Punctuation bytes preceded by a *different* punctuation byte.
 
-    XOR with the shifted bytes leaves zero bytes where neighbours are equal; the zero
-    test is the carry-free one: ``(v & 0x7F) + 0x7F`` sets bit 7 of every non-zero 7-bit
-    value without carrying into the next byte, and ``v`` itself supplies bit 7.
+    Each punctuation character gets a 5-bit id; XOR with the ids shifted one byte on is
+    0 where neighbours are equal, at most 31 where not, so adding 0x1F sets bit 5
+    exactly for the different ones, with no carry into the next byte.
     """
-    raw = int.from_bytes(data, "little")
-    diff = raw ^ (raw << 8)
-    low = _repeated(0x7F)
-    return ~(((diff & low) + low) | diff | low) & _repeated(0x80)
+    ids = int.from_bytes(data.translate(_PUNCTUATION_IDS), "little")
+    different = (ids ^ (ids << 8)) + _repeated(0x1F)
+    # Bit 5 of ``different`` lands on the punctuation flag (bit 1).
+    return (different >> 4 & punctuation_pairs).bit_count()
 
 
 def _letters(words: list[bytes]) -> tuple[int, int]:
