@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import os
@@ -137,7 +138,7 @@ class HFTokenizerCounter:
         if isinstance(tokenizer_or_path, str | os.PathLike):
             path = _tokenizer_json(Path(tokenizer_or_path))
             tokenizers = import_extra("tokenizers", feature="HFTokenizerCounter", extra="hf")
-            tokenizer_or_path = tokenizers.Tokenizer.from_file(str(path))
+            tokenizer_or_path = _load_tokenizer(tokenizers, str(path.resolve()))
             name = name or f"hf:{path}"
         self._tokenizer = tokenizer_or_path
         self.name = name or "hf"
@@ -156,6 +157,13 @@ class HFTokenizerCounter:
 
     def __repr__(self) -> str:
         return f"HFTokenizerCounter(name={self.name!r})"
+
+
+@functools.lru_cache(maxsize=16)
+def _load_tokenizer(tokenizers: ModuleType, path: str) -> Any:
+    """A loaded tokenizer.json, shared: loading one takes a good fraction of a second,
+    and a ``Tokenizer`` can encode from several threads."""
+    return tokenizers.Tokenizer.from_file(path)
 
 
 def _tokenizer_json(path: Path) -> Path:
