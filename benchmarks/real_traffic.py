@@ -202,10 +202,10 @@ def _log_call(session: str, step: int, call: Call, ledger: MemoryLedger) -> None
     ledger.append(session, {"type": "step/end", "data": {"turn": 1, "step": step}})
 
 
-def score(runs: dict[str, list[Call]], counter: TokenCounter) -> Score:
+def score(runs: dict[str, list[Call]], counter: TokenCounter, calibrate: bool = False) -> Score:
     result = Score()
     ledger = MemoryLedger(clock=lambda: 0)
-    meter = TokenMeter(ledger, counter, 1_000_000, SEED_OVERHEADS)
+    meter = TokenMeter(ledger, counter, 1_000_000, SEED_OVERHEADS, calibrate=calibrate)
     for session, calls in runs.items():
         previous: Call | None = None
         for _, call, kind, predicted in replay(session, calls, meter, ledger):
@@ -242,13 +242,16 @@ def main() -> None:
     print(f"abs % error of the predicted prompt size, target p95 <= {TARGET_P95}%")
     head = f"{'counter':<28} {'scored':>6} {'p50 %':>7} {'p95 %':>7} {'max %':>7}"
     print(f"{head}  growth priced/actual  [best scale -> p95]")
-    counters: list[tuple[str, Callable[[], TokenCounter]]] = [
-        ("chars4 (seed 002)", Chars4Counter),
-        ("cjk (seed 003)", CJKCounter),
-        ("default_counter()", default_counter),
-        ("tiktoken:cl100k_base (exact)", lambda: get_counter("tiktoken:cl100k_base")),
+    counters: list[tuple[str, Callable[[], TokenCounter], bool]] = [
+        ("chars4 (seed 002)", Chars4Counter, False),
+        ("cjk (seed 003)", CJKCounter, False),
+        ("default_counter()", default_counter, False),
+        ("tiktoken:cl100k_base (exact)", lambda: get_counter("tiktoken:cl100k_base"), False),
+        ("chars4 + usage calibration", Chars4Counter, True),
+        ("cjk + usage calibration", CJKCounter, True),
+        ("TokenMeter(ledger) default", default_counter, True),
     ]
-    for name, make in counters:
+    for name, make, calibrate in counters:
         try:
             counter = make()
         except Exception as exc:  # a benchmark reports, it does not fail
@@ -256,7 +259,7 @@ def main() -> None:
             continue
         if name.startswith("default"):
             name = f"default [{counter.name}]"
-        s = score(runs, counter)
+        s = score(runs, counter, calibrate)
         ratio = s.priced_growth / s.actual_growth if s.actual_growth else float("nan")
         p95 = percentile(s.errors, 95)
         verdict = "ok" if p95 <= TARGET_P95 else "over target"

@@ -15,11 +15,22 @@ from ctxbudget.content import Message, ToolResultBlock, blocks_from_json
 from ctxbudget.errors import ConfigError
 from ctxbudget.ledger import SURFACE_TYPES, Event, ReplaceOp
 from ctxbudget.meter.assembler import assemble_blocks
-from ctxbudget.meter.headers import RequestHeader, canonical_header
+from ctxbudget.meter.headers import RequestHeader, canonical_header, headers_equal
 from ctxbudget.meter.measurement import Baseline, Usage
 from ctxbudget.meter.nodes import Node, NodeVector
 
-__all__ = ["Anchor", "FoldError", "FoldState", "PricedHeader", "Pricing", "fold_event"]
+__all__ = [
+    "MAX_DELTA_SCALE",
+    "MIN_CALIBRATION_TOKENS",
+    "MIN_DELTA_SCALE",
+    "Anchor",
+    "FoldError",
+    "FoldState",
+    "PricedHeader",
+    "Pricing",
+    "UsageGrowth",
+    "fold_event",
+]
 
 
 EMPTY_NODES: Final = NodeVector()
@@ -78,6 +89,38 @@ class OpenStep:
 
 
 @dataclass(frozen=True, slots=True)
+class UsageGrowth:
+    """How a session's prompts really grew between anchored calls, against the priced growth.
+
+    Between two calls with the same envelope, the provider's prompt grew by
+    ``new prompt - previous anchor``; the counter priced the same surface change at
+    ``surface at the step start - surface at the previous anchor``. Their ratio is
+    the session's own correction for the counter's bias (a tokenizer nobody ships,
+    tool output denser than prose), learned from usage and never from guesses.
+    """
+
+    actual: int = 0
+    priced: int = 0
+
+    def scale(self) -> float:
+        """``actual / priced`` within [MIN_DELTA_SCALE, MAX_DELTA_SCALE]; 1.0 until
+        ``MIN_CALIBRATION_TOKENS`` of priced growth have been seen."""
+        if self.priced < MIN_CALIBRATION_TOKENS:
+            return 1.0
+        return min(MAX_DELTA_SCALE, max(MIN_DELTA_SCALE, self.actual / self.priced))
+
+    def observed(self, actual: int, priced: int) -> UsageGrowth:
+        """The growth after one more pair of anchored calls."""
+        return UsageGrowth(self.actual + actual, self.priced + priced)
+
+
+MIN_CALIBRATION_TOKENS: Final = 2_000
+"""Priced growth a session needs before its own usage rescales the priced delta."""
+MIN_DELTA_SCALE: Final = 0.5
+MAX_DELTA_SCALE: Final = 2.0
+
+
+@dataclass(frozen=True, slots=True)
 class FoldState:
     """Everything the meter knows about a session after ``consumed`` events."""
 
@@ -87,6 +130,7 @@ class FoldState:
     surface_tokens: int = 0
     step: OpenStep | None = None
     anchor: Anchor | None = None
+    growth: UsageGrowth = UsageGrowth()
 
 
 Lookup = Callable[[int], Event | None]
@@ -135,10 +179,27 @@ def _fold_surface(state: FoldState, event: Event, pricing: Pricing, lookup: Look
     step = _assistant_step(state, event) if event.type == "assistant/message" else None
     price = _price_event(event, pricing)
     nodes, surface_tokens = _apply_op(state, event, price)
-    anchor = state.anchor
+    anchor, growth = state.anchor, state.growth
     if step is not None:
         anchor = _anchor(state.header, step, event, price, pricing, lookup)
-    return replace(state, nodes=nodes, surface_tokens=surface_tokens, anchor=anchor)
+        growth = _grown(growth, state.anchor, anchor, step)
+    return replace(state, nodes=nodes, surface_tokens=surface_tokens, anchor=anchor, growth=growth)
+
+
+def _grown(
+    growth: UsageGrowth, previous: Anchor | None, anchor: Anchor, step: OpenStep
+) -> UsageGrowth:
+    """Record how the prompt grew since the previous call, when both report usage for
+    the same envelope (otherwise the two figures measure different requests)."""
+    usage = anchor.baseline.usage
+    if previous is None or usage is None or previous.baseline.kind != "usage":
+        return growth
+    before = previous.header.header if previous.header else None
+    now = anchor.header.header if anchor.header else None
+    priced = step.surface_tokens - previous.surface_tokens
+    if priced <= 0 or not headers_equal(before, now):
+        return growth
+    return growth.observed(usage.prompt_tokens - previous.baseline.tokens, priced)
 
 
 def _assistant_step(state: FoldState, event: Event) -> OpenStep:

@@ -76,6 +76,8 @@ class Measurement:
     ``total_tokens`` = ``max(0, baseline.tokens + surface_delta_tokens)``, request and
     response pressure (a usage baseline includes the provider's output tokens).
     ``nodes`` prices the current surface head to tail; ``surface_tokens`` is their sum.
+    ``delta_scale`` is the factor the priced delta was multiplied by: the session's
+    learned correction when the meter calibrates from usage, otherwise 1.0.
     """
 
     log_revision: int
@@ -86,3 +88,4 @@ class Measurement:
     nodes: Sequence[Node]
     capacity: int
     pressure: Pressure
+    delta_scale: float = 1.0

@@ -56,6 +56,11 @@ class TokenMeter:
     ``counter`` defaults to ``default_counter()``; ``Chars4Counter()`` with
     ``SEED_OVERHEADS`` reproduces the reference meter exactly. One meter can serve
     many sessions and threads; each session's fold is kept and advanced on read.
+
+    ``calibrate``: scale the delta priced on top of a usage anchor by how this
+    session's prompts really grew between earlier anchored calls (see
+    ``Measurement.delta_scale``). ``None`` turns it on for the default counter and
+    off when you pass a counter, so a counter you chose prices exactly as it counts.
     """
 
     def __init__(
@@ -64,6 +69,8 @@ class TokenMeter:
         counter: TokenCounter | None = None,
         context_window: int = DEFAULT_CONTEXT_WINDOW,
         overheads: Overheads = SEED_OVERHEADS,
+        *,
+        calibrate: bool | None = None,
     ) -> None:
         if (
             not isinstance(context_window, int)
@@ -76,6 +83,9 @@ class TokenMeter:
         self._ledger = ledger
         self._pricing = _Pricing(counter if counter is not None else default_counter(), overheads)
         self._context_window = context_window
+        # A counter the caller chose prices exactly as it counts; the default one
+        # learns each session's correction from the provider's usage.
+        self._calibrate = calibrate if calibrate is not None else counter is None
         self._folds: dict[str, FoldState] = {}
         self._lock = threading.Lock()
 
@@ -116,6 +126,10 @@ class TokenMeter:
             header = canonical_header(request_header)
             header_tokens = self._pricing.header(header)
         baseline, delta = _baseline(state, header, header_tokens)
+        scale = 1.0
+        if self._calibrate and baseline.kind == "usage":
+            scale = state.growth.scale()
+            delta = round(delta * scale)
         total = max(0, baseline.tokens + delta)
         return Measurement(
             log_revision=state.consumed,
@@ -126,6 +140,7 @@ class TokenMeter:
             nodes=state.nodes,
             capacity=self._context_window,
             pressure=classify(total, self._context_window),
+            delta_scale=scale,
         )
 
     def _sync(self, session_id: str) -> FoldState:
