@@ -5,6 +5,15 @@ The everyday API is re-exported here; layers live in their own subpackages:
 counting), ``formats``, ``ledger``, ``meter``, ``enforce``.
 """
 
+from ctxbudget.content import Message
+from ctxbudget.enforce import (
+    BudgetConfig,
+    CompressionInfo,
+    Enforced,
+    enforce,
+    enforce_async,
+    load_budget_config,
+)
 from ctxbudget.errors import (
     ApplyRefusedError,
     ArchiveFailedError,
@@ -35,6 +44,7 @@ from ctxbudget.errors import (
     TooFewToSummarizeError,
     UnknownCounterError,
 )
+from ctxbudget.formats import Request, meter_request, parse_request, render_request
 from ctxbudget.kernel import (
     CANONICAL_SEGMENTS,
     CONVERSATION,
@@ -74,6 +84,17 @@ from ctxbudget.kernel import (
     max_input_with_host_cap,
     net_removed_tokens,
 )
+from ctxbudget.ledger import Event, Ledger, open_async_ledger, open_ledger
+from ctxbudget.meter import Measurement, TokenMeter
+from ctxbudget.tokens import (
+    CachingCounter,
+    CalibratedCounter,
+    TokenCounter,
+    default_counter,
+    get_counter,
+    price_message,
+    price_tools,
+)
 
 __version__ = "0.1.0"
 
@@ -98,8 +119,12 @@ __all__ = [
     "ArchiveFailedError",
     "AsyncArchive",
     "AsyncSummarizer",
+    "BudgetConfig",
     "BudgetExceeded",
+    "CachingCounter",
+    "CalibratedCounter",
     "CompactionFailedError",
+    "CompressionInfo",
     "ConfigError",
     "ConflictError",
     "CorruptEventError",
@@ -107,13 +132,18 @@ __all__ = [
     "CutoffTooLowError",
     "Display",
     "EmptyPlanError",
+    "Enforced",
+    "Event",
     "EventTooLargeError",
     "FormatError",
     "InvalidEventError",
     "InvalidSessionIdError",
     "Item",
+    "Ledger",
     "LedgerError",
     "Locator",
+    "Measurement",
+    "Message",
     "Meter",
     "MissingExtraError",
     "NotWiredError",
@@ -126,6 +156,7 @@ __all__ = [
     "ProfileError",
     "ReplayError",
     "Report",
+    "Request",
     "Segment",
     "SegmentUsage",
     "StoreError",
@@ -133,6 +164,8 @@ __all__ = [
     "SummarizeFailedError",
     "Summarizer",
     "Summary",
+    "TokenCounter",
+    "TokenMeter",
     "TooFewItemsError",
     "TooFewToSummarizeError",
     "UnknownCounterError",
@@ -141,7 +174,19 @@ __all__ = [
     "apply_async",
     "build_plan",
     "classify",
+    "default_counter",
+    "enforce",
+    "enforce_async",
+    "get_counter",
+    "load_budget_config",
     "max_input",
     "max_input_with_host_cap",
+    "meter_request",
     "net_removed_tokens",
+    "open_async_ledger",
+    "open_ledger",
+    "parse_request",
+    "price_message",
+    "price_tools",
+    "render_request",
 ]

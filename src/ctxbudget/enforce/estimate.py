@@ -14,7 +14,7 @@ from typing import Any, Final
 from weakref import WeakKeyDictionary
 
 from ctxbudget.content import Message
-from ctxbudget.formats import Request, Turn
+from ctxbudget.formats import PENDING, Request, Turn
 from ctxbudget.kernel import CONVERSATION, SYSTEM, TOOLS
 from ctxbudget.tokens import SEED_OVERHEADS, Overheads, TokenCounter, price_message
 from ctxbudget.tokens import price_tools as _price_tools
@@ -25,8 +25,6 @@ __all__ = [
     "SegmentTokens",
 ]
 
-PENDING: Final = "pending"
-"""The segment of the turn the model is asked to answer now."""
 
 _MEMO_LIMIT: Final = 65_536
 _PRICE_LIMIT: Final = 8_192  # messages are pinned while priced: keep as many as the parse memo

@@ -11,14 +11,17 @@ from typing import Any
 
 from ctxbudget.errors import FormatError
 from ctxbudget.formats import anthropic, openai
+from ctxbudget.formats.metering import PENDING, meter_request
 from ctxbudget.formats.request import FormatName, Request, Turn
 
 __all__ = [
+    "PENDING",
     "FormatName",
     "Request",
     "Turn",
     "add_system_section",
     "anthropic",
+    "meter_request",
     "openai",
     "parse_request",
     "render_request",
