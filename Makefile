@@ -1,33 +1,38 @@
 # Two entry points, both self-contained from a fresh clone:
-#   make demo   sets up .venv and runs the demo
-#   make test   sets up .venv and runs lint, type checks and the whole test suite
+#   make demo   sets up .venv with ctxbudget and runs the demo
+#   make test   sets up .venv with the dev extras and runs lint, type checks and every test
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
 
 .PHONY: demo test lint typecheck pytest clean
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
 
-demo: $(STAMP)
+$(VENV)/.installed-base: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@ $(VENV)/.installed-base
+
+demo: $(VENV)/.installed-base
 	$(BIN)/ctxbudget demo
 
-lint: $(STAMP)
+lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 
-typecheck: $(STAMP)
+typecheck: $(VENV)/.installed-dev
 	$(BIN)/mypy --strict src
 
-pytest: $(STAMP)
+pytest: $(VENV)/.installed-dev
 	$(BIN)/pytest
 
 test: lint typecheck pytest
 
 clean:
-	rm -rf $(VENV) .ctxbudget .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .ctxbudget .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -29,7 +29,7 @@ from ctxbudget.tokens import TokenCounter, default_counter, get_counter
 
 __all__ = ["demo", "load_demo_request"]
 
-DEMO_WINDOW = 3_600
+DEMO_WINDOW = 4_000
 """A small window, so the bundled request shows some pressure."""
 
 
@@ -100,7 +100,8 @@ def _show_enforcement(
     except BudgetExceeded as refusal:
         console.print(f"budget {tiny}: refused ({refusal.code}): {refusal}", markup=False)
     for event in events.seen:
-        console.print(f"  event {event.name}: {event.message}", markup=False)
+        fields = ", ".join(f"{k}={v}" for k, v in event.fields.items() if k != "message")
+        console.print(f"  event {event.name}: {fields}", markup=False)
 
 
 class _EventList:
