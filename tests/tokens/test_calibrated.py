@@ -115,6 +115,11 @@ def test_very_long_words_are_counted_too() -> None:
     assert found["other_word_letters_capped"] == 4 + 3
 
 
+def test_cyrillic_letters_russian_does_not_use() -> None:
+    assert features("Україна їжак")["cyrillic_beyond_russian"] == 2  # ї twice
+    assert "cyrillic_beyond_russian" not in features("Россия")
+
+
 def test_empty_and_lone_surrogates() -> None:
     assert text_features("") == (0,) * len(FEATURE_NAMES)
     assert sum(text_features("\ud800")) > 0

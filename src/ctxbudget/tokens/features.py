@@ -76,6 +76,7 @@ FEATURE_NAMES: Final = (
     "latin_extended",
     "greek_cyrillic",
     "greek_cyrillic_uppercase",
+    "cyrillic_beyond_russian",
     "other_two_byte",
     "two_byte_runs",
     "other_three_byte",
@@ -187,6 +188,9 @@ def _byte_class(b: int) -> str:
 
 
 _CLASS_TABLE: Final = bytes(ord(_byte_class(b)) for b in range(256))
+# і ї є ґ ў ј љ њ ћ џ ђ ѓ ќ ѕ: Cyrillic letters Russian does not use (Ukrainian,
+# Belarusian, Serbian, Macedonian), which vocabularies trained mostly on Russian split.
+_BEYOND_RUSSIAN: Final = tuple(c.encode() for c in "іїєґўјљњћџђѓќѕІЇЄҐЎЈЉЊЋЏЂЃЌЅ")
 _CJK_PUNCTUATION_PREFIX: Final = b"\xe3\x80"  # U+3000-U+303F
 _UPPER_GREEK_CYRILLIC_LEAD: Final = bytes(1 if b in (0xCE, 0xD0) else 0 for b in range(256))
 _UPPER_GREEK_CYRILLIC_SECOND: Final = bytes(1 if 0x80 <= b <= 0xAF else 0 for b in range(256))
@@ -326,6 +330,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
         classes.count(b"l"),
         greek_cyrillic,
         _greek_cyrillic_uppercase(full) if greek_cyrillic else 0,
+        sum(map(full.count, _BEYOND_RUSSIAN)) if greek_cyrillic else 0,
         classes.count(b"2"),
         _runs(leads & _repeated(_TWO_BYTE_LEAD)),
         classes.count(b"3"),
