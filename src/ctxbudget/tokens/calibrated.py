@@ -3,7 +3,8 @@
 A ``Profile`` is one non-negative weight per feature of ``ctxbudget.tokens.features``.
 The count is ``ceil(sum(weight * feature))`` (at least 1 for non-empty text). Because
 weights are non-negative and features only grow as text is appended, the count of
-``a + b`` is never below the count of ``a``.
+``a + b`` is never below the count of ``a`` when ``b`` starts a new word (a letter run
+that ``b`` continues can turn into a common word, which costs less).
 
 Profiles ship in the package (``PROFILE_NAMES``), load from and save to JSON, and can be
 fitted to any model's counts with ``fit_profile``.

@@ -15,8 +15,9 @@ the Unicode blocks). Then:
 
 Only Han ideographs are classified one by one, by a compiled regular expression over
 the non-ASCII part of the text. Every feature is a count that never drops when text is
-appended, and features add up over pieces of a text cut after a newline, which is how
-long texts are processed (see ``_PIECE``).
+appended (except the word-table ones when the new text continues the last word), and
+features add up over pieces of a text cut after a run of newlines, which is how long
+texts are processed (see ``_PIECE``).
 
 Two tables ship with the package (``data/feature_tables.json``, derived from real
 vocabularies by ``benchmarks/tokens_tables.py``): common English words, which BPE
