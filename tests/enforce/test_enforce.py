@@ -31,7 +31,7 @@ from ctxbudget.testing import (
     FakeTurnSummarizer,
     RecordingSink,
 )
-from ctxbudget.tokens import CachingCounter, CJKCounter
+from ctxbudget.tokens import IMAGE_TOKENS, CachingCounter, CJKCounter
 from tests.formats.sdk import validate
 from tests.formats.strategies import Call, Conversation, Exchange, anthropic_body, openai_body
 
@@ -313,7 +313,7 @@ def test_summary_goes_into_the_system_prompt_after_archiving(fmt: str) -> None:
 
 
 def test_summarizer_is_not_asked_when_summarizing_cannot_help() -> None:
-    conv = tool_conversation(outputs=6, size=100, pending="p" * 3000)
+    conv = tool_conversation(outputs=6, size=100, pending="p" * 3200)
     summarizer = FakeTurnSummarizer()
     with pytest.raises(BudgetExceeded) as raised:
         enforce(
@@ -420,3 +420,14 @@ def test_warm_calls_see_messages_changed_in_place() -> None:
     changed = enforce(body, config(1000), counter=warm)
     assert changed.estimate_before > first.estimate_before
     assert changed.body["messages"][2]["content"].startswith("y" * 300)
+
+
+def test_an_image_costs_image_tokens_not_its_base64_text() -> None:
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64," + "A" * 400_000}}
+    body = {
+        "model": "gpt-4o",
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "what is it?"}, image]}],
+    }
+    result = enforce(body, config(5_000), format="openai")
+    assert result.info == NOT_COMPRESSED
+    assert IMAGE_TOKENS <= result.estimate_before < IMAGE_TOKENS + 50

@@ -16,7 +16,7 @@ from weakref import WeakKeyDictionary
 from ctxbudget.content import Message
 from ctxbudget.formats import PENDING, Request, Turn
 from ctxbudget.kernel import CONVERSATION, SYSTEM, TOOLS
-from ctxbudget.tokens import SEED_OVERHEADS, Overheads, TokenCounter, price_message
+from ctxbudget.tokens import DEFAULT_OVERHEADS, Overheads, TokenCounter, price_message
 from ctxbudget.tokens import price_tools as _price_tools
 
 __all__ = [
@@ -79,10 +79,10 @@ class Pricer:
 
     __slots__ = ("_by_id", "_last", "_tools", "counter", "overheads")
 
-    def __init__(self, counter: TokenCounter, overheads: Overheads = SEED_OVERHEADS) -> None:
+    def __init__(self, counter: TokenCounter, overheads: Overheads = DEFAULT_OVERHEADS) -> None:
         self.counter = counter
         self.overheads = overheads
-        self._by_id = _shared_prices(counter) if overheads == SEED_OVERHEADS else {}
+        self._by_id = _shared_prices(counter) if overheads == DEFAULT_OVERHEADS else {}
         self._tools: tuple[Sequence[Mapping[str, Any]], int] | None = None
         self._last: tuple[Request, SegmentTokens] | None = None
 

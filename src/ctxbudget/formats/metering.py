@@ -7,7 +7,7 @@ from typing import Final
 from ctxbudget.formats.request import Request
 from ctxbudget.kernel import CONVERSATION, SYSTEM, TOOLS, Meter
 from ctxbudget.tokens import (
-    SEED_OVERHEADS,
+    DEFAULT_OVERHEADS,
     Overheads,
     TokenCounter,
     default_counter,
@@ -22,7 +22,7 @@ PENDING: Final = "pending"
 
 
 def meter_request(
-    request: Request, counter: TokenCounter | None = None, overheads: Overheads = SEED_OVERHEADS
+    request: Request, counter: TokenCounter | None = None, overheads: Overheads = DEFAULT_OVERHEADS
 ) -> Meter:
     """A ``Meter`` holding the request's tokens per segment.
 
