@@ -21,6 +21,7 @@ from ctxbudget.meter.fold import FoldError, FoldState, fold_event
 from ctxbudget.meter.headers import RequestHeader, canonical_header, headers_equal
 from ctxbudget.meter.measurement import NO_BASELINE, Baseline, Measurement
 from ctxbudget.tokens import (
+    DEFAULT_OVERHEADS,
     SEED_OVERHEADS,
     Overheads,
     TokenCounter,
@@ -57,6 +58,9 @@ class TokenMeter:
     ``SEED_OVERHEADS`` reproduces the reference meter exactly. One meter can serve
     many sessions and threads; each session's fold is kept and advanced on read.
 
+    ``overheads``: ``None`` takes ``DEFAULT_OVERHEADS`` (images at ``IMAGE_TOKENS``)
+    with the default counter and the seed's 4/4 with a counter you pass.
+
     ``calibrate``: scale the delta priced on top of a usage anchor by how this
     session's prompts really grew between earlier anchored calls (see
     ``Measurement.delta_scale``). ``None`` turns it on for the default counter and
@@ -68,7 +72,7 @@ class TokenMeter:
         ledger: LedgerReader,
         counter: TokenCounter | None = None,
         context_window: int = DEFAULT_CONTEXT_WINDOW,
-        overheads: Overheads = SEED_OVERHEADS,
+        overheads: Overheads | None = None,
         *,
         calibrate: bool | None = None,
     ) -> None:
@@ -81,6 +85,8 @@ class TokenMeter:
                 f"TokenMeter: context_window ({context_window!r}) must be a positive integer"
             )
         self._ledger = ledger
+        if overheads is None:
+            overheads = DEFAULT_OVERHEADS if counter is None else SEED_OVERHEADS
         self._pricing = _Pricing(counter if counter is not None else default_counter(), overheads)
         self._context_window = context_window
         # A counter the caller chose prices exactly as it counts; the default one
