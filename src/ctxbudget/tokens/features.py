@@ -10,7 +10,8 @@ the Unicode blocks). Then:
   masked with its flag repeated in every byte, so runs and neighbours are shifts:
   ``x & (x << 8)`` marks a class byte whose predecessor is in the class, and runs are
   ``x.bit_count() - (x & (x << 8)).bit_count()``;
-* ``bytes.count`` on a second translation counts single classes;
+* ``bytes.count`` counts single bytes, and on a second translation of the non-ASCII
+  characters alone, their scripts; ``bytes.translate(None, delete)`` keeps one class;
 * ASCII words come from ``split()`` and are looked up in a set, in C (``filterfalse``).
 
 Only Han ideographs are classified one by one, by a compiled regular expression over
@@ -162,7 +163,7 @@ _LEAD_FLAG_TABLE: Final = bytes(
     for b in range(256)
 )
 
-# One class letter per byte, for the classes that are only counted.
+# One class letter per non-ASCII character (its lead byte), for classes only counted.
 _LEAD_CLASSES: Final = {
     **dict.fromkeys(range(0xC2, 0xCE), "l"),  # U+0080-U+037F
     **dict.fromkeys(range(0xCE, 0xD5), "c"),  # U+0380-U+053F
@@ -176,19 +177,9 @@ _LEAD_CLASSES: Final = {
 }
 
 
-def _byte_class(b: int) -> str:
-    if b in _RARE_LETTERS:
-        return "R"
-    if b in b"\"'":
-        return "q"
-    if b == 0x09:
-        return "t"
-    if b in _CONTROLS:
-        return "x"
-    return _LEAD_CLASSES.get(b, ".")
-
-
-_CLASS_TABLE: Final = bytes(ord(_byte_class(b)) for b in range(256))
+_LEAD_CLASS_TABLE: Final = bytes(ord(_LEAD_CLASSES.get(b, ".")) for b in range(256))
+_NOT_RARE_LETTERS: Final = bytes(b for b in range(256) if b not in _RARE_LETTERS)
+_NOT_CONTROLS: Final = bytes(b for b in range(256) if b not in _CONTROLS)
 # і ї є ґ ў ј љ њ ћ џ ђ ѓ ќ ѕ: Cyrillic letters Russian does not use (Ukrainian,
 # Belarusian, Serbian, Macedonian), which vocabularies trained mostly on Russian split.
 _BEYOND_RUSSIAN: Final = tuple(c.encode() for c in "іїєґўјљњћџђѓќѕІЇЄҐЎЈЉЊЋЏЂЃЌЅ")
@@ -265,7 +256,6 @@ def _piece_features(text: str) -> tuple[int, ...]:
         # One byte per character from here on: continuation bytes carry no class.
         data = full.translate(None, _CONTINUATION)
     flags = int.from_bytes(data.translate(_FLAG_TABLE), "little")
-    classes = data.translate(_CLASS_TABLE)
     words = data.translate(_WORD_SPLIT).split()
     other_words = list(filterfalse(common_words.__contains__, words))
     other_letters, capped_letters = _letters(other_words)
@@ -288,7 +278,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
         other_letters,
         capped_letters,
         uppercase.bit_count(),
-        classes.count(b"R"),
+        len(data.translate(None, _NOT_RARE_LETTERS)),
         (consonant_pairs & (consonant_pairs << 8)).bit_count(),
         (_next_byte(flags & _repeated(_LOWER), _LOWER, _UPPER) & uppercase).bit_count(),
         digits.bit_count(),
@@ -299,18 +289,18 @@ def _piece_features(text: str) -> tuple[int, ...]:
         punctuation_pairs.bit_count() - changes,
         changes,
         (_next_byte(spaces, _SPACE, _PUNCTUATION) & punctuation).bit_count(),
-        classes.count(b"q"),
+        data.count(b'"') + data.count(b"'"),
         (_next_byte(punctuation, _PUNCTUATION, _NEWLINE) & newlines).bit_count(),
         newlines.bit_count(),
         newlines.bit_count() - (newlines & previous).bit_count(),
-        classes.count(b"t"),
-        classes.count(b"x"),
+        data.count(b"\t"),
+        len(data.translate(None, _NOT_CONTROLS)),
         _runs(double_spaces),
     )
     if ascii_only:
         return (*ascii_part, *_NOTHING_BEYOND_ASCII)
     non_ascii = full.translate(None, _ASCII).decode("utf-8", "surrogatepass")
-    classes = classes.translate(None, _ASCII_CLASSES)  # the non-ASCII ones are left
+    classes = data.translate(_LEAD_CLASS_TABLE, _ASCII)  # one letter per non-ASCII character
     han = classes.count(b"h")
     frequent = len("".join(han_frequent.findall(non_ascii)))
     rare = len("".join(han_rare.findall(non_ascii)))
@@ -371,5 +361,4 @@ def _greek_cyrillic_uppercase(full: bytes) -> int:
 
 _CAP: Final = 4
 _CAPPED: Final = bytes(min(n, _CAP) for n in range(256))
-_ASCII_CLASSES: Final = b"Rqtx."
 _NOTHING_BEYOND_ASCII: Final = (0,) * (len(FEATURE_NAMES) - 23)
