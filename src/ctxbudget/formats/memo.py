@@ -5,11 +5,10 @@ dicts are parsed again and again. When the very same dict still holds the very
 same values (checked by identity, which is cheap and exact), the turn parsed
 last time is the answer: parsing is a pure function of those values.
 
-Only messages whose insides can be checked that way are remembered: values that
-are strings, numbers, bools or None, and lists of dicts holding only such values
-(Anthropic content blocks, OpenAI content parts). Anything nested deeper (a
-``tool_use`` input, a ``cache_control`` dict) could change in place without a
-sign on the outside, so such a message is parsed every time.
+The check walks the whole message, nested dicts and lists included (a
+``tool_use`` input, ``tool_calls``, a ``cache_control`` dict), comparing each
+container and each leaf by identity, so an edit made in place anywhere inside is
+seen. Only plain JSON (dicts, lists, strings, numbers, bools, None) is remembered.
 """
 
 from __future__ import annotations
@@ -29,57 +28,45 @@ __all__ = [
 _SCALARS: Final = frozenset({str, int, float, bool, type(None)})
 _MISSING: Final = object()
 
-Items: TypeAlias = tuple[tuple[str, Any], ...]
-Parts: TypeAlias = tuple[tuple[Mapping[str, Any], Items], ...]
-# What a message looked like when remembered: each key with its value, and for a
-# list of flat dicts also each dict with its items.
-Snapshot: TypeAlias = tuple[tuple[str, Any, Parts | None], ...]
+# What a value looked like when remembered: a scalar itself, or a container with the
+# shapes of its items. Checking a shape costs one identity test per node.
+Shape: TypeAlias = Any
 
 
-def _flat_items(value: Any) -> Items | None:
-    if type(value) is not dict:
-        return None
-    items = tuple(value.items())
-    return items if all(type(v) in _SCALARS for _, v in items) else None
+def _shape(value: Any) -> Shape:
+    """The shape of a JSON value, or ``_MISSING`` if it holds something else."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is dict:
+        items = []
+        for key, item in value.items():
+            shape = _shape(item)
+            if shape is _MISSING:
+                return _MISSING
+            items.append((key, shape))
+        return (value, tuple(items))
+    if kind is list:
+        shapes = []
+        for item in value:
+            shape = _shape(item)
+            if shape is _MISSING:
+                return _MISSING
+            shapes.append(shape)
+        return (value, tuple(shapes))
+    return _MISSING
 
 
-def _snapshot(raw: Mapping[str, Any]) -> Snapshot | None:
-    entries: list[tuple[str, Any, Parts | None]] = []
-    for key, value in raw.items():
-        if type(value) in _SCALARS:
-            entries.append((key, value, None))
-        elif type(value) is list:
-            parts = []
-            for part in value:
-                items = _flat_items(part)
-                if items is None:
-                    return None
-                parts.append((part, items))
-            entries.append((key, value, tuple(parts)))
-        else:
-            return None
-    return tuple(entries)
-
-
-def _same_items(obj: Mapping[str, Any], items: Items) -> bool:
-    if len(obj) != len(items):
+def _unchanged(value: Any, shape: Shape) -> bool:
+    """True when ``value`` is the remembered object with the remembered contents."""
+    if type(shape) is not tuple:
+        return value is shape
+    container, items = shape
+    if value is not container or len(value) != len(items):
         return False
-    return all(obj.get(key, _MISSING) is value for key, value in items)
-
-
-def _unchanged(raw: Mapping[str, Any], snapshot: Snapshot) -> bool:
-    if len(raw) != len(snapshot):
-        return False
-    for key, value, parts in snapshot:
-        if raw.get(key, _MISSING) is not value:
-            return False
-        if parts is not None:
-            if len(value) != len(parts):
-                return False
-            for index, (part, items) in enumerate(parts):
-                if value[index] is not part or not _same_items(part, items):
-                    return False
-    return True
+    if type(value) is dict:
+        return all(_unchanged(value.get(key, _MISSING), item) for key, item in items)
+    return all(_unchanged(item, part) for item, part in zip(value, items, strict=True))
 
 
 class FlatTurnMemo:
@@ -93,7 +80,7 @@ class FlatTurnMemo:
     __slots__ = ("_turns", "limit")
 
     def __init__(self, limit: int = 8192) -> None:
-        self._turns: dict[int, tuple[Mapping[str, Any], Snapshot, Turn]] = {}
+        self._turns: dict[int, tuple[Mapping[str, Any], Shape, Turn]] = {}
         self.limit = limit
 
     def get(self, raw: Mapping[str, Any]) -> Turn | None:
@@ -105,8 +92,8 @@ class FlatTurnMemo:
 
     def put(self, raw: Mapping[str, Any], turn: Turn) -> None:
         """Remember ``turn`` as the parse of ``raw`` when ``raw`` can be checked later."""
-        snapshot = _snapshot(raw)
-        if snapshot is None:
+        snapshot = _shape(raw)
+        if snapshot is _MISSING:
             return
         if len(self._turns) >= self.limit:
             self._turns.clear()  # crude, but bounded and O(1) amortised
