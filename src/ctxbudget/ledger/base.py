@@ -21,6 +21,7 @@ __all__ = [
     "Clock",
     "Ledger",
     "LedgerReader",
+    "LedgerShell",
     "TrackerCache",
     "check_expected",
     "epoch_ms",
@@ -87,6 +88,39 @@ class Ledger(LedgerReader, Protocol):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None: ...
+
+
+class LedgerShell:
+    """What every sync store does the same way: ``append`` is a batch of one, and the
+    store closes itself at the end of a ``with`` block."""
+
+    def append_many(
+        self,
+        session_id: str,
+        events: Iterable[AppendableEvent],
+        expected_revision: int | None = None,
+    ) -> list[int]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def append(
+        self, session_id: str, event: AppendableEvent, expected_revision: int | None = None
+    ) -> int:
+        """Append one event; its seq."""
+        return self.append_many(session_id, [event], expected_revision)[0]
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
 
 
 @runtime_checkable

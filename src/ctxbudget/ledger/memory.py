@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
-from types import TracebackType
-from typing import Self
 
 from ctxbudget.ledger.base import (
     Clock,
+    LedgerShell,
     TrackerCache,
     check_expected,
     epoch_ms,
@@ -21,7 +20,7 @@ from ctxbudget.ledger.surface import plan_append
 __all__ = ["MemoryLedger"]
 
 
-class MemoryLedger:
+class MemoryLedger(LedgerShell):
     """A ledger held in a dict of lists; thread-safe, gone when the process ends."""
 
     def __init__(self, *, clock: Clock = epoch_ms, max_event_bytes: int = MAX_EVENT_BYTES) -> None:
@@ -33,12 +32,6 @@ class MemoryLedger:
 
     def __repr__(self) -> str:
         return "MemoryLedger()"
-
-    def append(
-        self, session_id: str, event: AppendableEvent, expected_revision: int | None = None
-    ) -> int:
-        """Append one event; its seq."""
-        return self.append_many(session_id, [event], expected_revision)[0]
 
     def append_many(
         self,
@@ -78,14 +71,3 @@ class MemoryLedger:
 
     def close(self) -> None:
         """Nothing to release."""
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

@@ -25,6 +25,7 @@ from ctxbudget.errors import (
 )
 from ctxbudget.ledger.base import (
     Clock,
+    LedgerShell,
     TrackerCache,
     check_expected,
     epoch_ms,
@@ -126,7 +127,7 @@ def _redacted(conninfo: str) -> str:
     return f"{scheme}://{userinfo.split(':')[0]}@{tail}"
 
 
-class PostgresLedger:
+class PostgresLedger(LedgerShell):
     """A ledger in one PostgreSQL table; one connection, safe to share between threads."""
 
     def __init__(
@@ -158,12 +159,6 @@ class PostgresLedger:
 
     def __repr__(self) -> str:
         return f"PostgresLedger({self._url!r})"
-
-    def append(
-        self, session_id: str, event: AppendableEvent, expected_revision: int | None = None
-    ) -> int:
-        """Append one event; its seq."""
-        return self.append_many(session_id, [event], expected_revision)[0]
 
     def append_many(
         self,
@@ -239,17 +234,6 @@ class PostgresLedger:
     def close(self) -> None:
         """Close the connection."""
         self._conn.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 class AsyncPostgresLedger:

@@ -14,12 +14,12 @@ import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from types import TracebackType
-from typing import Final, Self
+from typing import Final
 
 from ctxbudget.errors import StoreError, StoreUnavailableError
 from ctxbudget.ledger.base import (
     Clock,
+    LedgerShell,
     TrackerCache,
     check_expected,
     epoch_ms,
@@ -59,7 +59,7 @@ _SELECT: Final = (
 )
 
 
-class SQLiteLedger:
+class SQLiteLedger(LedgerShell):
     """A ledger in one SQLite file; safe to share between threads and processes."""
 
     def __init__(
@@ -78,12 +78,6 @@ class SQLiteLedger:
 
     def __repr__(self) -> str:
         return f"SQLiteLedger({str(self.path)!r})"
-
-    def append(
-        self, session_id: str, event: AppendableEvent, expected_revision: int | None = None
-    ) -> int:
-        """Append one event; its seq."""
-        return self.append_many(session_id, [event], expected_revision)[0]
 
     def append_many(
         self,
@@ -134,17 +128,6 @@ class SQLiteLedger:
         """Close the database connection."""
         with self._lock:
             self._conn.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def _read(self, session_id: str, start: int, stop: int | None = None) -> list[Event]:
         start = max(start, 0)
