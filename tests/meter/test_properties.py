@@ -87,12 +87,21 @@ class Session:
         return None
 
 
-def seed_meter(session: Session) -> TokenMeter:
-    return TokenMeter(session.script.ledger, Chars4Counter(), 10_000, SEED_OVERHEADS)
+def seed_meter(session: Session, calibrate: bool = False) -> TokenMeter:
+    return TokenMeter(
+        session.script.ledger, Chars4Counter(), 10_000, SEED_OVERHEADS, calibrate=calibrate
+    )
 
 
 def frozen_copy(m: Measurement) -> tuple[Any, ...]:
-    return (m.log_revision, m.baseline, m.surface_delta_tokens, m.total_tokens, tuple(m.nodes))
+    return (
+        m.log_revision,
+        m.baseline,
+        m.surface_delta_tokens,
+        m.total_tokens,
+        tuple(m.nodes),
+        m.delta_scale,
+    )
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -101,7 +110,8 @@ def test_incremental_fold_equals_replay_from_scratch(data: st.DataObject) -> Non
     """Measuring after every append ends where one replay of the whole log ends;
     every snapshot keeps its values; nodes always sum to surface_tokens."""
     session = Session()
-    incremental = seed_meter(session)
+    calibrate = data.draw(st.booleans())
+    incremental = seed_meter(session, calibrate)
     history = []
     for _ in range(data.draw(st.integers(1, 25))):
         session.act(data)
@@ -110,7 +120,7 @@ def test_incremental_fold_equals_replay_from_scratch(data: st.DataObject) -> Non
         assert [n.seq for n in m.nodes] == session.surface
         assert m.total_tokens >= 0
         history.append((m, frozen_copy(m)))
-    assert incremental.measure("s") == seed_meter(session).measure("s")
+    assert incremental.measure("s") == seed_meter(session, calibrate).measure("s")
     assert all(frozen_copy(m) == copy for m, copy in history)
 
 
