@@ -64,9 +64,18 @@ def _unchanged(value: Any, shape: Shape) -> bool:
     container, items = shape
     if value is not container or len(value) != len(items):
         return False
+    # Plain loops: this runs for every node of every message on every request.
     if type(value) is dict:
-        return all(_unchanged(value.get(key, _MISSING), item) for key, item in items)
-    return all(_unchanged(item, part) for item, part in zip(value, items, strict=True))
+        get = value.get
+        for key, item in items:
+            found = get(key, _MISSING)
+            if found is not item and (type(item) is not tuple or not _unchanged(found, item)):
+                return False
+        return True
+    for found, item in zip(value, items, strict=True):
+        if found is not item and (type(item) is not tuple or not _unchanged(found, item)):
+            return False
+    return True
 
 
 class FlatTurnMemo:
