@@ -42,6 +42,7 @@ from ctxbudget.enforce.run import enforce, enforce_async
 from ctxbudget.enforce.sections import protected_texts, split_sections
 from ctxbudget.enforce.summary import SUMMARY_HEADER, transcript
 from ctxbudget.enforce.trim import TRIM_MARKER, TrimRule, trim_text
+from ctxbudget.errors import BudgetExceeded, ConfigError, FormatError
 
 __all__ = [
     "BUDGET_EXCEEDED",
@@ -59,10 +60,13 @@ __all__ = [
     "AsyncTurnSummarizer",
     "BudgetConfig",
     "BudgetEvent",
+    "BudgetExceeded",
     "CompressionInfo",
+    "ConfigError",
     "Enforced",
     "EventName",
     "EventSink",
+    "FormatError",
     "LoggingSink",
     "Original",
     "OriginalsArchive",

@@ -16,6 +16,7 @@ from ctxbudget.formats.request import FormatName, Request, Turn
 
 __all__ = [
     "PENDING",
+    "FormatError",
     "FormatName",
     "Request",
     "Turn",

@@ -5,6 +5,16 @@
 passes the same conformance suite (``ctxbudget.testing.ledger``).
 """
 
+from ctxbudget.errors import (
+    ConflictError,
+    CorruptEventError,
+    EventTooLargeError,
+    InvalidEventError,
+    InvalidSessionIdError,
+    LedgerError,
+    StoreError,
+    StoreUnavailableError,
+)
 from ctxbudget.ledger.base import AsyncLedger, Clock, Ledger, LedgerReader, epoch_ms
 from ctxbudget.ledger.events import SURFACE_TYPES, AppendableEvent, Event, ReplaceOp, SurfaceOp
 from ctxbudget.ledger.memory import MemoryLedger
@@ -21,12 +31,20 @@ __all__ = [
     "AppendableEvent",
     "AsyncLedger",
     "Clock",
+    "ConflictError",
+    "CorruptEventError",
     "Event",
+    "EventTooLargeError",
+    "InvalidEventError",
+    "InvalidSessionIdError",
     "Ledger",
+    "LedgerError",
     "LedgerReader",
     "MemoryLedger",
     "ReplaceOp",
     "SQLiteLedger",
+    "StoreError",
+    "StoreUnavailableError",
     "SurfaceOp",
     "ThreadedAsyncLedger",
     "check_session_id",

@@ -5,6 +5,7 @@ request takes, which log revision that answer has seen, and what each node of
 the model-visible surface costs.
 """
 
+from ctxbudget.errors import ReplayError
 from ctxbudget.meter.headers import RequestHeader, canonical_header, headers_equal
 from ctxbudget.meter.measurement import Baseline, Measurement, Usage
 from ctxbudget.meter.nodes import Node, NodeVector
@@ -16,6 +17,7 @@ __all__ = [
     "Measurement",
     "Node",
     "NodeVector",
+    "ReplayError",
     "RequestHeader",
     "TokenMeter",
     "Usage",

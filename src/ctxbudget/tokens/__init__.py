@@ -1,5 +1,6 @@
 """Token counting: counters, and pricing of messages and tools on top of them."""
 
+from ctxbudget.errors import MissingExtraError, ProfileError, UnknownCounterError
 from ctxbudget.tokens.base import TokenCounter
 from ctxbudget.tokens.caching import CachingCounter
 from ctxbudget.tokens.calibrated import (
@@ -48,10 +49,13 @@ __all__ = [
     "CalibratedCounter",
     "Chars4Counter",
     "HFTokenizerCounter",
+    "MissingExtraError",
     "Overheads",
     "Profile",
+    "ProfileError",
     "TiktokenCounter",
     "TokenCounter",
+    "UnknownCounterError",
     "builtin_profile",
     "default_counter",
     "fit_profile",
