@@ -40,7 +40,7 @@ Estimators = dict[str, Callable[[str], int]]
 def estimators() -> Estimators:
     found: Estimators = {
         f"calibrated:{name}": CalibratedCounter(name).count
-        for name in ("cl100k", "deepseek-v4", "qwen3", "generic")
+        for name in ("cl100k", "deepseek-v4", "qwen3", "generic", "central")
     }
     found["seed chars4"] = Chars4Counter().count
     found["seed cjk"] = CJKCounter().count
@@ -146,6 +146,7 @@ def markdown_summary(report: dict[str, Any]) -> str:
         ]
         rows = [(f"calibrated:{p}", t) for p, t in OWN_TOKENIZER.items()]
         rows += [("calibrated:generic", t) for t in OWN_TOKENIZER.values()]
+        rows += [("calibrated:central", t) for t in OWN_TOKENIZER.values()]
         rows += [(seed, "cl100k") for seed in ("seed chars4", "seed cjk")]
         for name, tokenizer in rows:
             cells = results[name]["by"][tokenizer]

@@ -114,7 +114,7 @@ class UsageGrowth:
         return UsageGrowth(self.actual + actual, self.priced + priced)
 
 
-MIN_CALIBRATION_TOKENS: Final = 2_000
+MIN_CALIBRATION_TOKENS: Final = 5_000
 """Priced growth a session needs before its own usage rescales the priced delta."""
 MIN_DELTA_SCALE: Final = 0.5
 MAX_DELTA_SCALE: Final = 2.0

@@ -25,7 +25,7 @@ from ctxbudget.tokens import (
     SEED_OVERHEADS,
     Overheads,
     TokenCounter,
-    default_counter,
+    central_counter,
     price_message,
     price_tools,
 )
@@ -54,7 +54,10 @@ class _Pricing:
 class TokenMeter:
     """Replays each session's ledger into a running estimate of its context pressure.
 
-    ``counter`` defaults to ``default_counter()``; ``Chars4Counter()`` with
+    ``counter`` defaults to ``central_counter()``, the calibrated profile in the middle
+    of the known tokenizers: the meter predicts what the provider will report, so it
+    wants an unbiased count, not the conservative one budgets are guarded with
+    (``default_counter()``). ``Chars4Counter()`` with
     ``SEED_OVERHEADS`` reproduces the reference meter exactly. One meter can serve
     many sessions and threads; each session's fold is kept and advanced on read.
 
@@ -87,7 +90,7 @@ class TokenMeter:
         self._ledger = ledger
         if overheads is None:
             overheads = DEFAULT_OVERHEADS if counter is None else SEED_OVERHEADS
-        self._pricing = _Pricing(counter if counter is not None else default_counter(), overheads)
+        self._pricing = _Pricing(counter if counter is not None else central_counter(), overheads)
         self._context_window = context_window
         # A counter the caller chose prices exactly as it counts; the default one
         # learns each session's correction from the provider's usage.

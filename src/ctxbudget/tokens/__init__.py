@@ -11,7 +11,7 @@ from ctxbudget.tokens.calibrated import (
     load_profile,
     save_profile,
 )
-from ctxbudget.tokens.defaults import default_counter
+from ctxbudget.tokens.defaults import central_counter, default_counter
 from ctxbudget.tokens.exact import HFTokenizerCounter, TiktokenCounter, tiktoken_loads_offline
 from ctxbudget.tokens.features import FEATURE_NAMES, text_features
 from ctxbudget.tokens.fitting import fit_profile
@@ -57,6 +57,7 @@ __all__ = [
     "TokenCounter",
     "UnknownCounterError",
     "builtin_profile",
+    "central_counter",
     "default_counter",
     "fit_profile",
     "get_counter",
