@@ -165,10 +165,11 @@ def append(session: str, events_path: str, url: str, expected_revision: int | No
 @click.argument("session")
 @click.option("--ledger", "url", default=_LEDGER_URL, show_default=True)
 @click.option("--window", type=int, default=128_000, show_default=True)
-@click.option("--counter", "spec", default=None, help="Counter spec (default: calibrated).")
+@click.option("--counter", "spec", default=None, help="Counter spec (default: calibrated central).")
 def measure(session: str, url: str, window: int, spec: str | None) -> None:
     """Replay a session's events into the tokens its next request takes."""
     with open_ledger(url) as store:
-        meter_ = TokenMeter(store, counter=_counter(spec), context_window=window)
+        counter = get_counter(spec) if spec else None  # None: the meter's own default
+        meter_ = TokenMeter(store, counter=counter, context_window=window)
         result = meter_.measure(session)
     Console().print(measurement_table(Table(title=f"session {session!r}"), ("now", result)))

@@ -57,7 +57,9 @@ def demo(window: int, ledger_url: str, counter_spec: str | None) -> None:
     counter = get_counter(counter_spec) if counter_spec else default_counter()
     estimate = _show_meter(console, body, counter, window)
     _show_enforcement(console, body, counter, estimate)
-    _show_replay(console, body, counter, window, ledger_url)
+    _show_replay(
+        console, body, get_counter(counter_spec) if counter_spec else None, window, ledger_url
+    )
 
 
 def _show_meter(console: Console, body: dict[str, Any], counter: TokenCounter, window: int) -> int:
@@ -115,7 +117,7 @@ class _EventList:
 
 
 def _show_replay(
-    console: Console, body: dict[str, Any], counter: TokenCounter, window: int, url: str
+    console: Console, body: dict[str, Any], counter: TokenCounter | None, window: int, url: str
 ) -> None:
     console.rule("3. Replay a session from the ledger")
     with open_ledger(url) as ledger:
