@@ -117,3 +117,30 @@ def test_stale_expected_revision_is_refused(runner: CliRunner, tmp_path: Path) -
     result = runner.invoke(main, args)
     assert result.exit_code == 1
     assert "[conflict]" in result.stderr
+
+
+def test_enforce_archives_originals_that_can_be_shown(runner: CliRunner, tmp_path: Path) -> None:
+    messages: list[dict[str, object]] = [{"role": "system", "content": "be brief"}]
+    for n in range(6):
+        call = {"id": f"c{n}", "type": "function", "function": {"name": "read", "arguments": "{}"}}
+        messages += [
+            {"role": "user", "content": f"step {n}"},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": f"c{n}", "content": f"output {n} " + "z" * 3000},
+            {"role": "assistant", "content": "ok"},
+        ]
+    messages.append({"role": "user", "content": "next?"})
+    path = tmp_path / "body.json"
+    path.write_text(json.dumps({"model": "gpt-4o", "messages": messages}), "utf-8")
+    archive = tmp_path / "originals"
+    args = ["enforce", str(path), "--budget", "900", "--counter", "cjk", "--archive", str(archive)]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 0, result.output
+    sent = json.loads(result.stdout)
+    stub = next(
+        m["content"] for m in sent["messages"] if str(m["content"]).startswith("[tool_echo")
+    )
+    handle = stub.rsplit(" ", 1)[-1].rstrip("]")
+    shown = runner.invoke(main, ["archive", handle, "--dir", str(archive)])
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout.startswith("output 0 zzz")

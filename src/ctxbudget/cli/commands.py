@@ -16,6 +16,7 @@ from ctxbudget.enforce import (
     BUDGET_EXCEEDED,
     BudgetConfig,
     BudgetEvent,
+    DirectoryArchive,
     enforce,
     load_budget_config,
 )
@@ -26,7 +27,7 @@ from ctxbudget.ledger import DEFAULT_SQLITE_PATH, open_ledger
 from ctxbudget.meter import TokenMeter
 from ctxbudget.tokens import TokenCounter, default_counter, get_counter
 
-__all__ = ["count", "enforce_command", "ledger", "measure", "meter"]
+__all__ = ["archive_show", "count", "enforce_command", "ledger", "measure", "meter"]
 
 _FORMATS = click.Choice(list(get_args(FormatName)))
 _LEDGER_URL = f"sqlite:///{DEFAULT_SQLITE_PATH}"
@@ -82,6 +83,7 @@ def meter(body_path: str, format_: str, window: int, spec: str | None) -> None:
 @click.option("--budget", type=int, default=None, help="max_input_tokens (overrides --config).")
 @click.option("--cost-pressure", is_flag=True, help="Trim harder (200-character threshold).")
 @click.option("--counter", "spec", default=None, help="Counter spec (default: calibrated).")
+@click.option("--archive", "archive_dir", default=None, help="Keep stubbed originals in DIR.")
 def enforce_command(
     body_path: str,
     format_: str,
@@ -89,6 +91,7 @@ def enforce_command(
     budget: int | None,
     cost_pressure: bool,
     spec: str | None,
+    archive_dir: str | None,
 ) -> None:
     """Hold a request body to a budget; print the body to send, or refuse (exit 2)."""
     body = read_json(body_path)
@@ -103,6 +106,7 @@ def enforce_command(
         counter=_counter(spec),
         cost_pressure=cost_pressure,
         sink=sink,
+        archive=DirectoryArchive(archive_dir) if archive_dir else None,
     )
     stages = ",".join(result.info.stages) or "none"
     click.echo(
@@ -119,6 +123,14 @@ class _StderrSink:
     def emit(self, event: BudgetEvent) -> None:
         if event.name != BUDGET_EXCEEDED:
             click.echo(f"{event.name}: {event.message}", err=True)
+
+
+@click.command("archive")
+@click.argument("handle")
+@click.option("--dir", "archive_dir", required=True, help="The directory given to enforce.")
+def archive_show(handle: str, archive_dir: str) -> None:
+    """Print an original that enforcement archived, by the handle in its stub."""
+    click.echo(DirectoryArchive(archive_dir).get(handle).text)
 
 
 @click.group()

@@ -6,7 +6,14 @@ from typing import Any
 
 import click
 
-from ctxbudget.cli.commands import count, enforce_command, ledger, measure, meter
+from ctxbudget.cli.commands import (
+    archive_show,
+    count,
+    enforce_command,
+    ledger,
+    measure,
+    meter,
+)
 from ctxbudget.cli.demo import demo
 from ctxbudget.errors import BudgetExceeded, CtxBudgetError
 
@@ -35,5 +42,5 @@ def main() -> None:
     """Keep an LLM agent's prompt inside its context window and its budget."""
 
 
-for command in (demo, count, meter, enforce_command, ledger, measure):
+for command in (demo, count, meter, enforce_command, archive_show, ledger, measure):
     main.add_command(command)

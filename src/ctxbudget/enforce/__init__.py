@@ -9,6 +9,7 @@ of the system prompt are never altered, a hot prompt cache can skip compression
 (never past the model's hard cap), and every decision is an event.
 """
 
+from ctxbudget.enforce.archives import HANDLE_PREFIX, DirectoryArchive
 from ctxbudget.enforce.config import DEFAULT_NEVER_TRIM_HEADERS, BudgetConfig, load_budget_config
 from ctxbudget.enforce.echoes import STUB_ARCHIVED, STUB_UNAVAILABLE
 from ctxbudget.enforce.estimate import SegmentTokens
@@ -49,6 +50,7 @@ __all__ = [
     "CACHE_GUARD_SKIPPED",
     "CONFIG_INVALID",
     "DEFAULT_NEVER_TRIM_HEADERS",
+    "HANDLE_PREFIX",
     "NOT_COMPRESSED",
     "STAGE_APPLIED",
     "STAGE_NAMES",
@@ -63,6 +65,7 @@ __all__ = [
     "BudgetExceeded",
     "CompressionInfo",
     "ConfigError",
+    "DirectoryArchive",
     "Enforced",
     "EventName",
     "EventSink",
