@@ -181,10 +181,7 @@ class PostgresLedger(LedgerShell):
                     raise ConflictError(
                         session_id, expected_revision, self.revision(session_id)
                     ) from None
-        raise StoreError(
-            f"session {session_id!r}: lost the race for the next seq {AUTO_SEQ_ATTEMPTS} times; "
-            "too many writers on one session, pass expected_revision and back off"
-        )
+        raise _lost_race(session_id)
 
     def _write(
         self, session_id: str, batch: list[NewEvent], expected_revision: int | None
@@ -319,10 +316,7 @@ class AsyncPostgresLedger:
                 if expected_revision is not None:
                     actual = await self.revision(session_id)
                     raise ConflictError(session_id, expected_revision, actual) from None
-        raise StoreError(
-            f"session {session_id!r}: lost the race for the next seq {AUTO_SEQ_ATTEMPTS} times; "
-            "too many writers on one session, pass expected_revision and back off"
-        )
+        raise _lost_race(session_id)
 
     async def _write(
         self, session_id: str, batch: list[NewEvent], expected_revision: int | None
@@ -390,3 +384,11 @@ class AsyncPostgresLedger:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+def _lost_race(session_id: str) -> StoreError:
+    """What both twins raise when other writers keep taking the next seq."""
+    return StoreError(
+        f"session {session_id!r}: lost the race for the next seq {AUTO_SEQ_ATTEMPTS} times; "
+        "too many writers on one session, pass expected_revision and back off"
+    )
