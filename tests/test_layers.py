@@ -20,7 +20,9 @@ ALLOWED = {
     "formats": {"errors", "kernel", "content", "tokens"},
     "ledger": {"errors", "kernel", "content"},
     "meter": {"errors", "kernel", "content", "tokens", "ledger"},
-    "enforce": {"errors", "kernel", "content", "tokens", "formats"},
+    "summaries": {"errors", "kernel", "content", "tokens"},
+    "archives": {"errors", "kernel", "content", "ledger"},
+    "enforce": {"errors", "kernel", "content", "tokens", "formats", "summaries", "archives"},
 }
 """What each layer may import from ctxbudget, besides itself."""
 
