@@ -9,6 +9,7 @@ from ctxbudget.errors import ReplayError
 from ctxbudget.meter.anchor_rule import MIN_PLAUSIBLE_USAGE_RATIO, UsageVerdict
 from ctxbudget.meter.fold_cache import DEFAULT_FOLD_CACHE_BYTES
 from ctxbudget.meter.headers import RequestHeader, canonical_header, headers_equal
+from ctxbudget.meter.history import CallPrediction
 from ctxbudget.meter.measurement import Baseline, Measurement, Usage
 from ctxbudget.meter.nodes import Node, NodeVector
 from ctxbudget.meter.token_meter import DEFAULT_CONTEXT_WINDOW, TokenMeter
@@ -18,6 +19,7 @@ __all__ = [
     "DEFAULT_FOLD_CACHE_BYTES",
     "MIN_PLAUSIBLE_USAGE_RATIO",
     "Baseline",
+    "CallPrediction",
     "Measurement",
     "Node",
     "NodeVector",

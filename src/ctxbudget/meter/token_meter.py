@@ -21,7 +21,8 @@ from ctxbudget.meter.anchor_rule import AnchorRule, UsageVerdict
 from ctxbudget.meter.fold import FoldError, FoldState, fold_event
 from ctxbudget.meter.fold_cache import DEFAULT_FOLD_CACHE_BYTES, FoldCache
 from ctxbudget.meter.headers import RequestHeader, canonical_header, headers_equal
-from ctxbudget.meter.measurement import NO_BASELINE, Baseline, Measurement
+from ctxbudget.meter.history import CallPrediction, PrefixReader, call_points
+from ctxbudget.meter.measurement import NO_BASELINE, Baseline, Measurement, Usage
 from ctxbudget.tokens import (
     DEFAULT_OVERHEADS,
     SEED_OVERHEADS,
@@ -193,6 +194,38 @@ class TokenMeter:
             delta_scale=scale,
             usage_verdict=verdict,
         )
+
+    def history(self, session_id: str) -> tuple[CallPrediction, ...]:
+        """Every call of the session: the measurement before its request went out
+        (with this meter's counter and rules) beside the usage it reported.
+
+        Replays the log once from seq 0 with a meter of its own, so it neither reads
+        nor changes this meter's folds. ``ReplayError`` as ``measure`` raises it.
+        """
+        events = self._ledger.events(session_id, 0)
+        prefix = PrefixReader(session_id, events)
+        pricing = self._pricing
+        replay = TokenMeter(
+            prefix,
+            pricing.counter,
+            self._context_window,
+            pricing.overheads,
+            calibrate=self._calibrate,
+            trust_lower_usage=pricing.anchor_rule.trust_lower_usage,
+            fold_cache_bytes=self._folds.max_bytes,
+        )
+        calls = []
+        for sent, message in call_points(events):
+            prefix.limit = sent
+            usage = message.data.get("usage")
+            try:
+                parsed = Usage.from_json(usage) if usage is not None else None
+            except (KeyError, TypeError, ValueError):
+                parsed = None  # the fold reports a malformed usage when it reaches it
+            calls.append(CallPrediction(message.seq, replay.measure(session_id), parsed))
+        prefix.limit = len(events)
+        replay.measure(session_id)  # a log the meter cannot fold raises here too
+        return tuple(calls)
 
     def _sync(self, session_id: str) -> FoldState:
         with self._lock:
