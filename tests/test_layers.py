@@ -23,6 +23,7 @@ ALLOWED = {
     "summaries": {"errors", "kernel", "content", "tokens"},
     "archives": {"errors", "kernel", "content", "ledger"},
     "enforce": {"errors", "kernel", "content", "tokens", "formats", "summaries", "archives"},
+    "transcripts": {"errors", "kernel", "content", "tokens", "formats", "ledger"},
 }
 """What each layer may import from ctxbudget, besides itself."""
 

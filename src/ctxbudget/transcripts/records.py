@@ -58,6 +58,8 @@ def load_transcript(path: str | Path) -> Transcript:
     except OSError as exc:
         raise TranscriptError(name, None, f"cannot be read ({exc.strerror or exc})") from None
     text = _decode(name, raw)
+    if not text.strip():
+        raise TranscriptError(name, None, "is empty: it holds no transcript records")
     start = text.lstrip()[:1]
     if start in ("{", "["):
         return _json_or_lines(name, text)
