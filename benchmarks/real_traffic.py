@@ -6,11 +6,12 @@ copying them, logs each session into a ledger and replays it with
 ``TokenMeter.history``: the meter's measurement before each call beside the
 prompt the provider reported for it (input + cache read + cache write).
 
-Scored: calls whose prediction stands on an earlier call's usage. The
-transcripts do not hold every agent's system prompt and tool schemas, so a first
-call can only be guessed; after it, the prediction is the last usage plus the
-priced delta, which is what a meter is for. Nothing here is fitted: the meter
-runs as shipped, and the same table is what other agents' sessions are checked on.
+Scored: every call after the session's first call with usage (whatever the meter
+then made of that usage). The transcripts do not hold every agent's system prompt
+and tool schemas, so a first call can only be guessed; after it, the prediction
+is the last usage plus the priced delta, which is what a meter is for. Nothing
+here is fitted: the meter runs as shipped, and the same table is what other
+agents' sessions are checked on.
 
     .venv/bin/python benchmarks/real_traffic.py [CORPUS_DIR]
 """
@@ -112,9 +113,11 @@ def errors_by_group(
         ledger = MemoryLedger(clock=lambda: 0)
         ledger.append_many(session.session_id, list(session.events))
         group = groups[(session.agent, language(session))]
+        reported_before = False
         for call in make(ledger).history(session.session_id):
-            if call.anchored and call.error is not None:
+            if reported_before and call.error is not None:
                 group.append(call.error * 100)
+            reported_before = reported_before or call.usage is not None
     return groups
 
 
@@ -145,7 +148,7 @@ def main() -> None:
         f"{len(sessions)} sessions with usage, {calls} calls with usage "
         f"({unread} files in formats not covered; read in {time.perf_counter() - started:.1f} s)"
     )
-    print("abs % error of the predicted prompt, scored calls only (anchored on earlier usage)")
+    print("abs % error of the predicted prompt; scored: the calls after a session's first usage")
     print(f"{'meter / agent, language':<34} {'scored':>6} {'p50 %':>7} {'p95 %':>7} {'max %':>7}")
     for name, make in METERS:
         groups = errors_by_group(sessions, make)

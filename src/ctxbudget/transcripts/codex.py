@@ -61,8 +61,10 @@ class _Rollout:
             self._output([{"type": "reasoning", "text": text}] if text else [])
         elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
             self._output([_tool_call(item)])
-        else:
-            self._output([dict(item)])  # web search and other server-side items: kept
+        elif kind == "web_search_call":
+            self._output([dict(item)])  # a server-side tool call the model made: kept
+        # Other items (ghost snapshots of the work tree, ...) are Codex's own records,
+        # never sent to the model.
 
     def token_count(self, payload: Mapping[str, Any]) -> None:
         info = payload.get("info")
