@@ -35,10 +35,11 @@ def test_a_broken_line_is_named_with_file_and_line(tmp_path: Path) -> None:
 
 
 def test_a_record_of_the_wrong_shape_names_its_line(tmp_path: Path) -> None:
-    bad = {"type": "assistant", "sessionId": "s", "uuid": "u", "message": {"content": []}}
+    message = {"id": "m", "model": "x", "content": 5}
+    bad = {"type": "assistant", "sessionId": "s", "uuid": "u", "message": message}
     good = {"type": "user", "sessionId": "s", "uuid": "v", "message": {"content": "hi"}}
     path = write(tmp_path, "s.jsonl", json.dumps(good) + "\n" + json.dumps(bad) + "\n")
-    with pytest.raises(TranscriptError, match=r"s\.jsonl:2: assistant message: needs a string"):
+    with pytest.raises(TranscriptError, match=r"s\.jsonl:2: assistant message: message content"):
         read_transcript(path)
 
 

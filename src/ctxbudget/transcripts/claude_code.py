@@ -111,7 +111,7 @@ def read_claude_code(transcript: Transcript) -> list[ImportedSession]:
             raise transcript.fail(record, f"is a {kind} record without a 'message' object")
         try:
             if kind == "assistant":
-                _assistant(threads.builder(value), message)
+                _assistant(threads.builder(value), message, value)
             else:
                 _user(threads.builder(value), message, bool(value.get("isCompactSummary")))
         except ValueError as exc:
@@ -119,13 +119,17 @@ def read_claude_code(transcript: Transcript) -> list[ImportedSession]:
     return [builder.build() for builder in threads.builders.values()]
 
 
-def _assistant(builder: SessionBuilder, message: Mapping[str, Any]) -> None:
-    model = message.get("model")
+def _assistant(
+    builder: SessionBuilder, message: Mapping[str, Any], record: Mapping[str, Any]
+) -> None:
+    model = message.get("model", "unknown")
     if model == "<synthetic>":
         return
-    key = message.get("id")
+    # Lines of one response share the message id; logs without one fall back to the
+    # API request id, then to the line's own id (one call per line).
+    key = message.get("id") or record.get("requestId") or record.get("uuid")
     if not isinstance(key, str) or not isinstance(model, str):
-        raise ValueError("needs a string 'id' and 'model'")
+        raise ValueError("needs a string 'id' (or the record's 'uuid') and a string 'model'")
     usage = message.get("usage")
     recorded = anthropic_usage(usage) if isinstance(usage, Mapping) else None
     builder.call(key, model, anthropic_blocks(message.get("content", [])), recorded)
