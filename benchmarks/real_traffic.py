@@ -28,7 +28,7 @@ from typing import Any
 
 from ctxbudget.errors import TranscriptError
 from ctxbudget.ledger import MemoryLedger
-from ctxbudget.meter import TokenMeter
+from ctxbudget.meter import SEED_ANCHOR_RULE, TokenMeter
 from ctxbudget.tokens import SEED_OVERHEADS, Chars4Counter
 from ctxbudget.transcripts import ImportedSession, read_transcript
 
@@ -39,8 +39,8 @@ MeterFactory = Callable[[MemoryLedger], TokenMeter]
 METERS: list[tuple[str, MeterFactory]] = [
     ("TokenMeter(ledger), as shipped", lambda led: TokenMeter(led, context_window=1_000_000)),
     (
-        "  reference anchor rule",
-        lambda led: TokenMeter(led, context_window=1_000_000, trust_lower_usage=False),
+        "  the seed's anchor rule",
+        lambda led: TokenMeter(led, context_window=1_000_000, anchor_rule=SEED_ANCHOR_RULE),
     ),
     (
         "  no usage calibration",

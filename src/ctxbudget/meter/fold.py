@@ -22,6 +22,7 @@ from ctxbudget.meter.nodes import Node, NodeVector
 
 __all__ = [
     "MAX_DELTA_SCALE",
+    "MAX_ENVELOPE_ANCHORS",
     "MIN_CALIBRATION_TOKENS",
     "MIN_DELTA_SCALE",
     "Anchor",
@@ -30,6 +31,7 @@ __all__ = [
     "PricedHeader",
     "Pricing",
     "UsageGrowth",
+    "anchor_header",
     "fold_event",
 ]
 
@@ -125,6 +127,8 @@ MIN_CALIBRATION_TOKENS: Final = 5_000
 """Priced growth a session needs before its own usage rescales the priced delta."""
 MIN_DELTA_SCALE: Final = 0.5
 MAX_DELTA_SCALE: Final = 2.0
+MAX_ENVELOPE_ANCHORS: Final = 4
+"""How many envelopes' latest anchors a fold keeps (the current one included)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +142,10 @@ class FoldState:
     step: OpenStep | None = None
     anchor: Anchor | None = None
     growth: UsageGrowth = UsageGrowth()
+    # The latest anchor of each other envelope seen lately, newest first (at most
+    # MAX_ENVELOPE_ANCHORS - 1): a session that switches models and back can anchor
+    # on its own earlier usage again (docs/meter.md, "Envelopes").
+    other_anchors: tuple[Anchor, ...] = ()
 
 
 Lookup = Callable[[int], Event | None]
@@ -186,11 +194,29 @@ def _fold_surface(state: FoldState, event: Event, pricing: Pricing, lookup: Look
     step = _assistant_step(state, event) if event.type == "assistant/message" else None
     price = _price_event(event, pricing)
     nodes, surface_tokens = _apply_op(state, event, price)
-    anchor, growth = state.anchor, state.growth
-    if step is not None:
-        anchor = _anchor(state.header, step, event, price, pricing, lookup)
-        growth = _grown(growth, state.anchor, anchor, step)
-    return replace(state, nodes=nodes, surface_tokens=surface_tokens, anchor=anchor, growth=growth)
+    if step is None:
+        return replace(state, nodes=nodes, surface_tokens=surface_tokens)
+    anchor = _anchor(state.header, step, event, price, pricing, lookup)
+    previous = (state.anchor, *state.other_anchors)
+    same = next((a for a in previous if a is not None and _same_envelope(a, anchor)), None)
+    others = tuple(a for a in previous if a is not None and a is not same)
+    return replace(
+        state,
+        nodes=nodes,
+        surface_tokens=surface_tokens,
+        anchor=anchor,
+        growth=_grown(state.growth, same, anchor, step),
+        other_anchors=others[: MAX_ENVELOPE_ANCHORS - 1],
+    )
+
+
+def anchor_header(anchor: Anchor) -> RequestHeader | None:
+    """The envelope ``anchor`` was made in."""
+    return anchor.header.header if anchor.header else None
+
+
+def _same_envelope(a: Anchor, b: Anchor) -> bool:
+    return a.header is b.header or headers_equal(anchor_header(a), anchor_header(b))
 
 
 def _grown(
