@@ -15,7 +15,7 @@ import pytest
 
 from ctxbudget.ledger import MemoryLedger
 from ctxbudget.meter import TokenMeter
-from ctxbudget.transcripts import ImportedSession, read_transcript
+from ctxbudget.transcripts import ImportedSession, detect_format, read_transcript
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CLAUDE_LOG = FIXTURES / "claude_code_session.jsonl"
@@ -221,3 +221,25 @@ def test_a_rewound_branch_is_dropped(tmp_path: Path) -> None:
     (session,) = read_transcript(path)
     texts = [e["data"]["content"][0]["text"] for e in session.events if "content" in e["data"]]
     assert texts == ["first prompt", "first answer", "the prompt sent instead", "the answer kept"]
+
+
+def test_a_saved_list_of_messages_reads_as_the_body_holding_them(tmp_path: Path) -> None:
+    conversation = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "2+2?"},
+        {
+            "role": "assistant",
+            "content": "4",
+            "usage": {"prompt_tokens": 20, "completion_tokens": 1},
+        },
+    ]
+    path = tmp_path / "conversation.json"
+    path.write_text(json.dumps(conversation), encoding="utf-8")
+    (session,) = read_transcript(path)
+    assert session.agent == "openai"
+    assert messages(session)[0]["usage"]["input_tokens"] == 20
+
+
+@pytest.mark.parametrize(("path", "format"), FORMATS, ids=lambda v: getattr(v, "name", v))
+def test_detect_format_names_the_format(path: Path, format: str) -> None:
+    assert detect_format(path) == format

@@ -58,16 +58,25 @@ def read_transcript(path: str | Path, format: str = "auto") -> list[ImportedSess
             None,
             f"unknown transcript format {format!r}; use auto or one of {', '.join(_READERS)}",
         )
-    transcript = load_transcript(path)
-    if not transcript.records:
-        raise TranscriptError(str(path), None, "is empty: it holds no transcript records")
-    chosen = detect_format(transcript) if format == "auto" else format
+    transcript = _load(path)
+    chosen = _detect(transcript) if format == "auto" else format
     return [s for s in _READERS[chosen](transcript) if s.events]
 
 
-def detect_format(transcript: Transcript) -> str:
-    """The format of a loaded transcript; ``TranscriptError`` when it is unknown or
-    could be more than one."""
+def detect_format(path: str | Path) -> str:
+    """The format ``read_transcript(path)`` would read the file as; ``TranscriptError``
+    when it is unknown or could be more than one."""
+    return _detect(_load(path))
+
+
+def _load(path: str | Path) -> Transcript:
+    transcript = load_transcript(path)
+    if not transcript.records:
+        raise TranscriptError(str(path), None, "is empty: it holds no transcript records")
+    return transcript
+
+
+def _detect(transcript: Transcript) -> str:
     records = transcript.records
     found = [
         name
@@ -78,7 +87,7 @@ def detect_format(transcript: Transcript) -> str:
         )
         if looks(records)
     ]
-    chat = chat_format_of(records)
+    chat = chat_format_of(transcript)
     if chat == "chat":
         raise transcript.fail(
             None,
