@@ -29,7 +29,14 @@ from ctxbudget.errors import (
 )
 from ctxbudget.ledger import MAX_EVENT_BYTES, Ledger, ReplaceOp
 
-__all__ = ["LedgerConformance", "LedgerFactory", "assistant", "tool_result", "user"]
+__all__ = [
+    "LedgerConformance",
+    "LedgerFactory",
+    "assistant",
+    "assistant_message",
+    "tool_result",
+    "user",
+]
 
 LedgerFactory = Callable[[], Ledger]
 
@@ -43,8 +50,9 @@ def user(text: str) -> dict[str, Any]:
     }
 
 
-def assistant(text: str, turn: int = 1, step: int = 1, **extra: Any) -> dict[str, Any]:
-    """An appendable ``assistant/message`` with one text block."""
+def assistant_message(text: str, turn: int = 1, step: int = 1, **extra: Any) -> dict[str, Any]:
+    """An appendable ``assistant/message`` with one text block; append it inside its step
+    (``step/start`` with the same turn and step before it), or use ``assistant``."""
     data = {
         "turn": turn,
         "step": step,
@@ -52,6 +60,20 @@ def assistant(text: str, turn: int = 1, step: int = 1, **extra: Any) -> dict[str
         "provenance": {"provider": "p", "model": "m"},
     }
     return {"type": "assistant/message", "data": data, "surface_op": "append", **extra}
+
+
+def assistant(text: str, turn: int = 1, step: int = 1, **extra: Any) -> list[dict[str, Any]]:
+    """A batch for ``append_many``: ``step/start``, the ``assistant/message``, ``step/end``.
+
+    The ledger refuses an assistant message outside its step, so a reply always comes
+    with the step it belongs to.
+    """
+    bounds = {"turn": turn, "step": step}
+    return [
+        {"type": "step/start", "data": bounds},
+        assistant_message(text, turn, step, **extra),
+        {"type": "step/end", "data": bounds},
+    ]
 
 
 def tool_result(call_id: str, text: str, **extra: Any) -> dict[str, Any]:
@@ -122,8 +144,8 @@ class LedgerConformance:
             "big": 2**60,
         }
         ledger.append("s", {"type": "custom/thing", "data": data})
-        ledger.append("s", assistant("hi", source_seqs=[0]))
-        first, second = ledger.events("s")
+        ledger.append_many("s", assistant("hi", source_seqs=[0]))
+        first, second = ledger.events("s")[0], ledger.events("s")[2]
         assert first.type == "custom/thing"
         assert first.to_new() == {"type": "custom/thing", "data": data}
         assert list(first.data) == ["z", "a", "nested", "big"]
@@ -246,16 +268,16 @@ class LedgerConformance:
             ({"type": "x", "data": {"v": math.nan}}, "JSON cannot represent"),
             ({"type": "x", "data": {1: "v"}}, "non-string key"),
             ({"type": "x", "data": {"v": "\ud800"}}, "lone surrogate"),
-            ({"type": "step/start", "data": {"turn": "1", "step": 1}}, "'turn' must be"),
+            ({"type": "step/start", "data": {"turn": "1", "step": 1}}, "data.turn must be integer"),
             (
                 {"type": "user/message", "data": {"content": ["hi"]}, "surface_op": "append"},
                 "block object",
             ),
             (
                 {
-                    **assistant("x"),
+                    **assistant_message("x"),
                     "data": {
-                        **assistant("x")["data"],
+                        **assistant_message("x")["data"],
                         "usage": {"input_tokens": -1, "output_tokens": 0},
                     },
                 },
@@ -324,7 +346,12 @@ class LedgerConformance:
     def test_another_handle_sees_committed_events(self, open_ledger: LedgerFactory) -> None:
         """What one handle committed, a handle opened later reads back."""
         writer = open_ledger()
-        writer.append_many("s", [user("a"), assistant("b")])
+        writer.append_many("s", [user("a"), *assistant("b")])
         reader = open_ledger()
-        assert [e.type for e in reader.events("s")] == ["user/message", "assistant/message"]
+        assert [e.type for e in reader.events("s")] == [
+            "user/message",
+            "step/start",
+            "assistant/message",
+            "step/end",
+        ]
         assert reader.sessions() == ["s"]
