@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Final, Literal, TypeAlias
 
 __all__ = [
+    "APPEND_RULES",
     "ASSISTANT_CHUNK",
     "ASSISTANT_MESSAGE",
     "CHUNK_FIELDS",
@@ -272,6 +273,39 @@ SURFACE_TYPES: Final = frozenset(kind.type for kind in EVENT_TYPES.values() if k
 """The model-visible event types; only they may carry ``surface_op``."""
 
 
+APPEND_RULES: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "event-shape": "an event is an object with type, data, surface_op?, source_seqs? only",
+        "event-type": "type is 1-128 printable characters (no NUL, control or lone surrogate)",
+        "event-size": "one event is at most max_event_bytes of JSON; archive big blobs",
+        "data-shape": "data is a JSON object",
+        "json-value": "data holds JSON only: string keys, finite numbers, 64-bit integers, "
+        "valid UTF-8 text",
+        "json-depth": "data nests at most MAX_NESTING (64) levels",
+        "field-missing": "a known type carries every required field of its row above",
+        "field-type": "a listed field has one of its listed JSON types",
+        "block-shape": "content blocks are objects with a string type, known blocks well formed",
+        "usage-shape": "usage counts are non-negative integers",
+        "header-shape": "tools are objects, message_prefix messages are objects, stop is text",
+        "chunk-shape": "a chunk index is a non-negative integer",
+        "surface-op": "surface types carry surface_op; other types carry neither surface_op "
+        "nor source_seqs",
+        "source-seqs": "source_seqs are distinct earlier seqs; [] only on assistant/message",
+        "replace-range": "a replace names two seqs on the surface now, start no later than end",
+        "replace-sources": "a replace lists every seq it hides in source_seqs",
+        "tool-result-replace": "a tool/result replace hides one tool/result, changes only content",
+        "step-open": "step/start only when no step is open (close a crashed one with an "
+        "aborted step/end)",
+        "step-end": "step/end names the open step (aborted: true with none open is a no-op)",
+        "assistant-step": "assistant/message inside the open step with its turn and step",
+        "assistant-sources": "an assistant/message with usage cites only assistant/chunk events "
+        "of its own step",
+        "chunk-order": "inside a step, chunk block indexes open in increasing order",
+    }
+)
+"""Every append rule by the id ``InvalidEventError.rule`` names."""
+
+
 def _field_cell(field: Field) -> str:
     types = " \\| ".join(field.types) if field.types else "any"
     if field.choices:
@@ -300,4 +334,6 @@ def vocabulary_table() -> str:
         ("`chunk`", CHUNK_FIELDS),
     ):
         lines.append(f"| {title} | {', '.join(_field_cell(f) for f in nested)} | | nested object |")
+    lines += ["", "| rule | what the ledger requires |", "|---|---|"]
+    lines += [f"| `{rule}` | {text} |" for rule, text in APPEND_RULES.items()]
     return "\n".join(lines)
