@@ -33,6 +33,7 @@ ALLOWED = {
         "summaries",
         "archives",
     },
+    "transcripts": {"errors", "kernel", "content", "tokens", "formats", "ledger"},
 }
 """What each layer may import from ctxbudget, besides itself."""
 

@@ -36,6 +36,7 @@ says what went wrong and what to do about it (class, then ``code``)::
     │       └── StoreUnavailableError   store_unavailable
     ├── ReplayError                     replay_error        (a logged event the meter cannot fold)
     ├── FormatError                     format_error        (a request body that is not valid)
+    ├── TranscriptError                 transcript_invalid  (an agent transcript it cannot read)
     └── BudgetExceeded                  budget_exceeded     (nothing can make the prompt fit)
 
 Catch ``CtxBudgetError`` to handle all of them; match on ``code`` in logs and
@@ -81,6 +82,7 @@ __all__ = [
     "SummaryNotSmallerError",
     "TooFewItemsError",
     "TooFewToSummarizeError",
+    "TranscriptError",
     "UnknownCounterError",
 ]
 
@@ -439,6 +441,20 @@ class FormatError(CtxBudgetError):
     """A provider request body that is not valid for its format."""
 
     code = "format_error"
+
+
+class TranscriptError(CtxBudgetError):
+    """An agent transcript that cannot be read; ``path`` and ``line`` say where
+    (``line`` is 1-based, ``None`` when the problem is the file as a whole)."""
+
+    code = "transcript_invalid"
+
+    def __init__(self, path: str, line: int | None, problem: str) -> None:
+        self.path = path
+        self.line = line
+        self.problem = problem
+        where = path if line is None else f"{path}:{line}"
+        super().__init__(f"{where}: {problem}")
 
 
 class BudgetExceeded(CtxBudgetError):
