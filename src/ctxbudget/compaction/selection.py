@@ -119,24 +119,19 @@ def choose_range(
     a span in ``skip`` is never chosen again.
     """
     skipped = set(skip)
-    reason: tuple[StallReason, str] = ("nothing_to_compact", "the surface is empty")
-    tried: set[tuple[int, int]] = set()
+    reason: tuple[StallReason, str] | None = None
     for retain in dict.fromkeys((retain_tokens, retain_tokens // 2, 0)):
         found = _head_span(view, retain, framing_tokens)
         if not isinstance(found, CompactionRange):
-            reason = found if reason[0] != "summary_not_smaller" else reason
-            continue
+            return reason or found
         edges = (found.start_seq, found.end_seq)
-        if edges in tried:
-            continue
-        tried.add(edges)
-        if edges in skipped:
-            reason = (
-                "summary_not_smaller",
-                f"the span {edges[0]}-{edges[1]} could not be summarized smaller before",
-            )
-            continue
-        return found
+        if edges not in skipped:
+            return found
+        reason = (
+            "summary_not_smaller",
+            f"the span {edges[0]}-{edges[1]} could not be summarized smaller before",
+        )
+    assert reason is not None
     return reason
 
 
