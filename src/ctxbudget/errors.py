@@ -7,7 +7,9 @@ says what went wrong and what to do about it (class, then ``code``)::
     ├── ConfigError                     config_invalid
     │   ├── UnknownCounterError         unknown_counter
     │   ├── ProfileError                profile_invalid
-    │   └── MissingExtraError           missing_extra       (also an ImportError)
+    │   ├── MissingExtraError           missing_extra       (also an ImportError)
+    │   ├── UnknownModelError           unknown_model
+    │   └── ModelFactMissingError       model_fact_missing  (a known model, a fact not known)
     ├── PlanRefusedError                plan_refused
     │   ├── TooFewItemsError            too_few_items
     │   ├── CutoffTooLowError           cutoff_too_low
@@ -69,6 +71,7 @@ __all__ = [
     "LedgerError",
     "LocatorError",
     "MissingExtraError",
+    "ModelFactMissingError",
     "NotWiredError",
     "PlanInconsistentError",
     "PlanMismatchError",
@@ -84,6 +87,7 @@ __all__ = [
     "TooFewToSummarizeError",
     "TranscriptError",
     "UnknownCounterError",
+    "UnknownModelError",
 ]
 
 
@@ -134,6 +138,33 @@ class MissingExtraError(ConfigError, ImportError):
             f"{feature} needs the optional module {module!r}, which is not installed; "
             f"install it with: pip install 'ctxbudget[{extra}]'"
         )
+
+
+class UnknownModelError(ConfigError):
+    """A model name the model database does not know; nothing is guessed for it."""
+
+    code = "unknown_model"
+
+    def __init__(self, model: str, *, source: str, suggestions: Sequence[str] = ()) -> None:
+        self.model = model
+        self.suggestions = tuple(suggestions)
+        hint = f" (did you mean {', '.join(map(repr, self.suggestions))}?)" if suggestions else ""
+        super().__init__(
+            f"unknown model {model!r}: {source} has no context window or prices for it{hint}; "
+            "check the spelling, upgrade genai-prices for newer models, or give the window "
+            "and counter yourself (e.g. --window and --counter)"
+        )
+
+
+class ModelFactMissingError(ConfigError):
+    """A known model whose database entry lacks a figure a caller asked for."""
+
+    code = "model_fact_missing"
+
+    def __init__(self, model: str, fact: str, remedy: str) -> None:
+        self.model = model
+        self.fact = fact
+        super().__init__(f"the model database does not give the {fact} of {model!r}; {remedy}")
 
 
 # -- compaction planning (kernel) ------------------------------------------------------------
