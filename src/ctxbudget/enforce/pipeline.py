@@ -41,7 +41,14 @@ from ctxbudget.enforce.stage import Call, Stage, StageContext
 from ctxbudget.enforce.summary import Summarize
 from ctxbudget.enforce.trim import TurnTrim
 from ctxbudget.errors import BudgetExceeded
-from ctxbudget.formats import FormatName, Request, RequestCache, parse_request, render_request
+from ctxbudget.formats import (
+    FormatName,
+    Request,
+    RequestCache,
+    input_cap,
+    parse_request,
+    render_request,
+)
 from ctxbudget.kernel import SYSTEM, TOOLS
 from ctxbudget.tokens import TokenCounter
 
@@ -54,6 +61,8 @@ __all__ = [
     "FlowOptions",
     "effective_budget",
     "enforcement_flow",
+    "model_cap",
+    "refuse_if_unshrinkable",
 ]
 
 STAGES: Final[tuple[Stage, ...]] = (TurnTrim(), DropOldestToolEchoes(), Summarize())
@@ -100,7 +109,10 @@ class Enforced:
 class FlowOptions:
     """Everything ``enforcement_flow`` needs besides the body.
 
-    ``hard_cap``: the model's input cap, already derived from its window.
+    ``hard_cap``: the model's input cap as the host computed it. ``window`` (and
+    ``output_reserve``, the model's maximum output when the body sets none):
+    the model's context window, from which the cap is derived per body
+    (``formats.input_cap``); the lower of the two caps holds.
     ``price_tier_tokens``: where the model's input price goes up; a request
     estimated above it is under cost pressure.
     """
@@ -110,6 +122,8 @@ class FlowOptions:
     sink: EventSink
     cache: RequestCache
     hard_cap: int | None = None
+    window: int = 0
+    output_reserve: int = 0
     cost_pressure: bool = False
     price_tier_tokens: int | None = None
     cache_efficiency: float | None = None
@@ -132,11 +146,12 @@ def enforcement_flow(
     request = parse_request(body, format, cache=options.cache)
     pricer = Pricer(options.counter, options.cache)
     before = pricer.segments(request).total
-    budget = effective_budget(options.config, options.hard_cap)
+    hard_cap = model_cap(request, options)
+    budget = effective_budget(options.config, hard_cap)
     if not options.config.enabled or before <= budget:
         return Enforced(body, NOT_COMPRESSED, before, before, request.format)
     refuse_if_unshrinkable(request, pricer, budget, options)
-    if _cache_guard_skips(before, budget, options):
+    if _cache_guard_skips(before, budget, hard_cap, options):
         return Enforced(body, NOT_COMPRESSED, before, before, request.format)
     pressure = options.cost_pressure or (
         options.price_tier_tokens is not None and before > options.price_tier_tokens
@@ -152,6 +167,14 @@ def enforcement_flow(
     )
     outcome = yield from _run_stages(request, context, before, options)
     return outcome
+
+
+def model_cap(request: Request, options: FlowOptions) -> int | None:
+    """The model's input cap for this body: ``hard_cap`` and the window's, the lower."""
+    caps = [cap for cap in (options.hard_cap,) if cap is not None and cap > 0]
+    if options.window > 0:
+        caps.append(input_cap(request, options.window, default_output=options.output_reserve))
+    return min(caps) if caps else None
 
 
 def refuse_if_unshrinkable(
@@ -170,7 +193,9 @@ def refuse_if_unshrinkable(
         raise _refusal(request, segments.total, budget, (), segment, fixed[segment], options)
 
 
-def _cache_guard_skips(estimated: int, budget: int, options: FlowOptions) -> bool:
+def _cache_guard_skips(
+    estimated: int, budget: int, hard_cap: int | None, options: FlowOptions
+) -> bool:
     config = options.config
     overshoot = overshoot_ratio(estimated, budget)
     skip = should_skip_for_cache(
@@ -179,7 +204,7 @@ def _cache_guard_skips(estimated: int, budget: int, options: FlowOptions) -> boo
         min_eff=config.cache_guard_min_eff,
         max_overshoot=config.cache_guard_max_overshoot,
         estimated=estimated,
-        hard_cap=options.hard_cap,
+        hard_cap=hard_cap,
     )
     if skip:
         options.sink.emit(

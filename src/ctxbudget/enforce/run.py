@@ -29,6 +29,8 @@ def _options(
     sink: EventSink | None,
     cache: RequestCache | None,
     hard_cap: int | None,
+    window: int,
+    output_reserve: int,
     cost_pressure: bool,
     price_tier_tokens: int | None,
     cache_efficiency: float | None,
@@ -50,6 +52,8 @@ def _options(
         sink=sink if sink is not None else LoggingSink(),
         cache=cache if cache is not None else shared_cache(),
         hard_cap=hard_cap,
+        window=window,
+        output_reserve=output_reserve,
         cost_pressure=cost_pressure,
         price_tier_tokens=price_tier_tokens,
         cache_efficiency=cache_efficiency,
@@ -78,6 +82,8 @@ def enforce_budget(
     format: FormatName | None = None,
     counter: TokenCounter | None = None,
     hard_cap: int | None = None,
+    window: int = 0,
+    output_reserve: int = 0,
     cost_pressure: bool = False,
     price_tier_tokens: int | None = None,
     cache_efficiency: float | None = None,
@@ -87,23 +93,24 @@ def enforce_budget(
     cache: RequestCache | None = None,
 ) -> Enforced:
     """Hold ``body`` to ``config``'s budget: the same body when it fits, a smaller one
-        when a stage makes it fit, ``BudgetExceeded`` when nothing does.
+    when a stage makes it fit, ``BudgetExceeded`` when nothing does.
 
-        ``format``: ``"openai"``, ``"anthropic"`` or ``"openai-responses"``; detected
-        from the body when ``None``. ``counter``: defaults to the library's default
-        counter. ``hard_cap``: the model's input cap (``formats.input_cap`` derives
-        it from a window); the budget never exceeds it and the cache guard never
-        lets a request past it. ``cost_pressure``: trim harder;
-        ``price_tier_tokens``: the input size where the model's price per token
-        goes up: a request estimated above it is under cost pressure too.
-        ``cache_efficiency``: the recent prompt-cache efficiency (0-1) for the cache
-        guard; ``None`` (unknown) never skips. ``summarizer``: a
-        ``ctxbudget.summaries.Summarizer`` for the summary stage (default: the one
-    ``config.summarizer`` names, if any). ``archive``: a
-        ``ctxbudget.archives.Archive`` that keeps originals before stubs and
-        summaries replace them. ``sink``: where events go (default: the
-        ``ctxbudget`` logger). ``cache``: where work is reused across requests
-        (default: ``formats.shared_cache()``). The caller's body is never modified.
+    ``format``: ``"openai"``, ``"anthropic"`` or ``"openai-responses"``; detected
+    from the body when ``None``. ``counter``: defaults to the library's default
+    counter. ``hard_cap``: the model's input cap; ``window``: the model's context
+    window, from which the cap is derived for this body (its ``max_tokens``
+    reserved, or ``output_reserve`` when it sets none; see ``formats.input_cap``).
+    The budget never exceeds the cap and the cache guard never lets a request
+    past it. ``cost_pressure``: trim harder; ``price_tier_tokens``: the input size
+    where the model's price per token goes up: a request estimated above it is
+    under cost pressure too. ``cache_efficiency``: the recent prompt-cache
+    efficiency (0-1) for the cache guard; ``None`` (unknown) never skips.
+    ``summarizer``: a ``ctxbudget.summaries.Summarizer`` for the summary stage
+    (default: the one ``config.summarizer`` names, if any). ``archive``: a
+    ``ctxbudget.archives.Archive`` that keeps originals before stubs and summaries
+    replace them. ``sink``: where events go (default: the ``ctxbudget`` logger).
+    ``cache``: where work is reused across requests (default:
+    ``formats.shared_cache()``). The caller's body is never modified.
     """
     if summarizer is None:
         summarizer = _named_summarizer(config, counter)
@@ -113,6 +120,8 @@ def enforce_budget(
         sink=sink,
         cache=cache,
         hard_cap=hard_cap,
+        window=window,
+        output_reserve=output_reserve,
         cost_pressure=cost_pressure,
         price_tier_tokens=price_tier_tokens,
         cache_efficiency=cache_efficiency,
@@ -153,6 +162,8 @@ async def enforce_budget_async(
     format: FormatName | None = None,
     counter: TokenCounter | None = None,
     hard_cap: int | None = None,
+    window: int = 0,
+    output_reserve: int = 0,
     cost_pressure: bool = False,
     price_tier_tokens: int | None = None,
     cache_efficiency: float | None = None,
@@ -170,6 +181,8 @@ async def enforce_budget_async(
         sink=sink,
         cache=cache,
         hard_cap=hard_cap,
+        window=window,
+        output_reserve=output_reserve,
         cost_pressure=cost_pressure,
         price_tier_tokens=price_tier_tokens,
         cache_efficiency=cache_efficiency,

@@ -28,6 +28,7 @@ __all__ = [
     "Stage",
     "StageContext",
     "StageFlow",
+    "SummarizeCall",
     "no_calls",
 ]
 

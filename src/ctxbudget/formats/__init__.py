@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ctxbudget.errors import FormatError
-from ctxbudget.formats import anthropic, openai, openai_responses
-from ctxbudget.formats._skeleton import MAX_NESTING, ProviderFormat
+from ctxbudget.formats import _skeleton, anthropic, openai, openai_responses
+from ctxbudget.formats._skeleton import MAX_NESTING
 from ctxbudget.formats.cache import DEFAULT_CACHE_BYTES, RequestCache, shared_cache
-from ctxbudget.formats.metering import PENDING, meter_request
+from ctxbudget.formats.metering import PENDING, input_cap, meter_request, output_reserve
 from ctxbudget.formats.request import FormatName, Request, Turn
 
 __all__ = [
@@ -31,15 +31,17 @@ __all__ = [
     "add_system_section",
     "anthropic",
     "detect_format",
+    "input_cap",
     "meter_request",
     "openai",
     "openai_responses",
+    "output_reserve",
     "parse_request",
     "render_request",
     "shared_cache",
 ]
 
-_FORMATS: Final[dict[str, ProviderFormat]] = {
+_FORMATS: Final[dict[str, _skeleton.ProviderFormat]] = {
     "openai": openai.CHAT,
     "anthropic": anthropic.MESSAGES,
     "openai-responses": openai_responses.RESPONSES,
@@ -49,7 +51,7 @@ FORMAT_NAMES: Final[tuple[FormatName, ...]] = ("openai", "anthropic", "openai-re
 _LABELS: Final = {name: f"{fmt.label} ({name!r})" for name, fmt in _FORMATS.items()}
 
 
-def _known(format: str) -> ProviderFormat:
+def _known(format: str) -> _skeleton.ProviderFormat:
     if not isinstance(format, str) or format not in _FORMATS:
         names = ", ".join(repr(name) for name in FORMAT_NAMES)
         raise FormatError(f"unknown request format {format!r}; use one of {names}")

@@ -54,7 +54,7 @@ _OWN_BLOCK_TYPES: Final = frozenset(
 )  # fmt: skip
 
 
-class MessagesFormat(ProviderFormat):
+class _MessagesFormat(ProviderFormat):
     """Anthropic Messages (``"anthropic"``)."""
 
     name = "anthropic"
@@ -146,7 +146,7 @@ class MessagesFormat(ProviderFormat):
             if raw is not None and turn.block_untouched(index):
                 rendered.append(json_copy(raw))
             else:
-                rendered.append(render_block(block, raw))
+                rendered.append(_render_block(block, raw))
         return rendered
 
     def add_system_section(self, request: Request, text: str) -> Request:
@@ -273,7 +273,7 @@ _BLOCK_RENDERERS: Final[dict[type, Any]] = {
 }
 
 
-def render_block(block: Block, raw: Part | None) -> dict[str, Any]:
+def _render_block(block: Block, raw: Part | None) -> dict[str, Any]:
     """One content block as a Messages block, over the block it came from."""
     rendered: dict[str, Any] = _BLOCK_RENDERERS[type(block)](block, raw)
     return rendered
@@ -283,10 +283,10 @@ def _inner_value(blocks: Sequence[Block], original: Any) -> Any:
     """A tool result's content: a string when it came as one (or is one new text)."""
     if len(blocks) == 1 and isinstance(blocks[0], TextBlock) and not isinstance(original, list):
         return blocks[0].text
-    return [render_block(b, None) for b in blocks]
+    return [_render_block(b, None) for b in blocks]
 
 
-MESSAGES: Final = MessagesFormat()
+MESSAGES: Final = _MessagesFormat()
 """The Messages format."""
 
 

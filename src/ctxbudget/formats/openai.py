@@ -54,7 +54,7 @@ _OWN_BODY_KEYS: Final = frozenset(
 )  # fmt: skip
 
 
-class ChatFormat(ProviderFormat):
+class _ChatFormat(ProviderFormat):
     """OpenAI Chat Completions (``"openai"``)."""
 
     name = "openai"
@@ -272,7 +272,7 @@ def _render_call(block: ToolCallBlock, raw: Part | None) -> dict[str, Any]:
     return {**base, "id": block.id, kind: inner}
 
 
-CHAT: Final = ChatFormat()
+CHAT: Final = _ChatFormat()
 """The Chat Completions format."""
 
 

@@ -65,7 +65,7 @@ _OWN_BODY_KEYS: Final = frozenset(
 )  # fmt: skip
 
 
-class ResponsesFormat(ProviderFormat):
+class _ResponsesFormat(ProviderFormat):
     """OpenAI Responses (``"openai-responses"``)."""
 
     name = "openai-responses"
@@ -291,7 +291,7 @@ def _parts_value(blocks: Sequence[Block], parts: Sequence[Part | None], original
     return [_render_part(b, parts[i] if i < len(parts) else None) for i, b in enumerate(blocks)]
 
 
-RESPONSES: Final = ResponsesFormat()
+RESPONSES: Final = _ResponsesFormat()
 """The Responses format."""
 
 

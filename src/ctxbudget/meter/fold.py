@@ -26,6 +26,7 @@ __all__ = [
     "Anchor",
     "FoldError",
     "FoldState",
+    "OpenStep",
     "PricedHeader",
     "Pricing",
     "UsageGrowth",

@@ -9,7 +9,12 @@ from typing import Any, Literal
 from ctxbudget.kernel import Pressure
 from ctxbudget.meter.nodes import Node
 
-__all__ = ["Baseline", "Measurement", "Usage"]
+__all__ = [
+    "NO_BASELINE",
+    "Baseline",
+    "Measurement",
+    "Usage",
+]
 
 
 @dataclass(frozen=True, slots=True)

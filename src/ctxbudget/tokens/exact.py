@@ -18,6 +18,7 @@ __all__ = [
     "OFFLINE_ALIASES",
     "HFTokenizerCounter",
     "TiktokenCounter",
+    "import_extra",
     "tiktoken_loads_offline",
 ]
 
