@@ -36,6 +36,7 @@ __all__ = [
     "Anchor",
     "FoldError",
     "FoldState",
+    "OpenStep",
     "PricedHeader",
     "Pricing",
     "UsageGrowth",

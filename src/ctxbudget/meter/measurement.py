@@ -11,7 +11,12 @@ from ctxbudget.ledger.vocabulary import USAGE_FIELDS
 from ctxbudget.meter.anchor_rule import UsageVerdict
 from ctxbudget.meter.nodes import Node
 
-__all__ = ["Baseline", "Measurement", "Usage"]
+__all__ = [
+    "NO_BASELINE",
+    "Baseline",
+    "Measurement",
+    "Usage",
+]
 
 
 @dataclass(frozen=True, slots=True)
