@@ -42,7 +42,20 @@ def read_transcript(path: str | Path, format: str = "auto") -> list[ImportedSess
         )
     transcript = _load(path)
     chosen = _detect(transcript) if format == "auto" else format
-    return [s for s in _READERS[chosen](transcript) if s.events]
+    sessions = [s for s in _READERS[chosen](transcript) if s.events]
+    if not sessions:
+        raise transcript.fail(None, f"holds no messages or calls to import ({_EMPTY[chosen]})")
+    return sessions
+
+
+_EMPTY: Final = {
+    "claude-code": "`claude -p --output-format json` without --verbose saves only the result; "
+    "use --verbose or stream-json",
+    "codex": "the rollout holds no response items",
+    "openhands": "no event of the history is a message, an LLM call or an observation",
+    "openai": "the body holds no messages",
+    "anthropic": "the body holds no messages",
+}
 
 
 def detect_format(path: str | Path) -> str:
