@@ -117,7 +117,7 @@ def test_a_compaction_replaces_what_the_model_saw() -> None:
     main = read_transcript(CLAUDE_LOG)[0]
     ledger = imported(main)
     summary = next(e for e in main.events if isinstance(e.get("surface_op"), dict))
-    assert summary["data"]["source"]["kind"] == "compaction"
+    assert summary["data"]["source"] == {"kind": "agent-compaction", "agent": "claude-code"}
     surface = [n.seq for n in TokenMeter(ledger).measure(main.session_id).nodes]
     assert surface[0] == main.events.index(summary)
     assert len(surface) == 3  # the summary, the next user message, the answer
