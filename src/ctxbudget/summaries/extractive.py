@@ -32,10 +32,42 @@ MAX_ITEM_CHARS: Final = 240
 MAX_PER_SECTION: Final = 64
 """Candidates kept per section before fitting: bounds the work on very long spans."""
 
-_PATH: Final = re.compile(
-    r"(?<![\w/.:-])(?:~?/)?(?:[\w.-]+/)+[\w.-]+"
-    r"|(?<![\w/.:-])[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|md|json|toml|yaml|yml|rs|go|c|h|hpp|cc|cpp|"
-    r"java|kt|rb|php|sh|sql|txt|cfg|ini|lock|html|css|csv)\b"
+_WORD: Final = re.compile(r"[^\s\"'`(),;<>\[\]{}=]+")
+_PATHLIKE: Final = re.compile(r"~?/?(?:[\w.-]+/)*[\w-][\w.-]*")
+_EXTENSIONS: Final = frozenset(
+    [
+        "py",
+        "pyi",
+        "js",
+        "jsx",
+        "ts",
+        "tsx",
+        "md",
+        "json",
+        "toml",
+        "yaml",
+        "yml",
+        "rs",
+        "go",
+        "c",
+        "h",
+        "hpp",
+        "cc",
+        "cpp",
+        "java",
+        "kt",
+        "rb",
+        "php",
+        "sh",
+        "sql",
+        "txt",
+        "cfg",
+        "ini",
+        "lock",
+        "html",
+        "css",
+        "csv",
+    ]
 )
 _ERROR: Final = re.compile(
     r"\b(error|exception|traceback|failed|failure|fatal|panic|cannot|can't|not found)\b", re.I
@@ -129,8 +161,20 @@ def _file_lines(message: Message, position: int) -> Iterator[_Line]:
     texts = [render_blocks(message.content)]
     texts += [b.arguments for b in message.content if isinstance(b, ToolCallBlock)]
     for text in texts:
-        for match in _PATH.finditer(text):
-            yield _Line("Files and code", match.group(0).rstrip("."), 1, position)
+        for word in _WORD.findall(text):
+            path = word.split("::")[0].rstrip(".:")
+            if _is_path(path):
+                yield _Line("Files and code", path, 1, position)
+
+
+def _is_path(word: str) -> bool:
+    """A file path: ``a/b``, ``./x``, ``~/y`` or ``name.ext`` with a known extension."""
+    if "://" in word or not _PATHLIKE.fullmatch(word):
+        return False
+    if "/" in word.strip("/"):
+        return True
+    stem, dot, extension = word.rpartition(".")
+    return bool(dot and stem and "/" not in word and extension in _EXTENSIONS)
 
 
 def _error_lines(message: Message, position: int) -> Iterator[_Line]:
