@@ -32,7 +32,8 @@ MAX_ITEM_CHARS: Final = 240
 MAX_PER_SECTION: Final = 64
 """Candidates kept per section before fitting: bounds the work on very long spans."""
 
-_WORD: Final = re.compile(r"[^\s\"'`(),;<>\[\]{}=]+")
+_DOTTED_WORD: Final = re.compile(r"[^\s\"'`(),;<>\[\]{}=/.]*[/.][^\s\"'`(),;<>\[\]{}=]*")
+"""Words holding a dot or a slash: the only ones that can be paths (found in one C pass)."""
 _PATHLIKE: Final = re.compile(r"~?/?(?:[\w.-]+/)*[\w-][\w.-]*")
 _EXTENSIONS: Final = frozenset(
     [
@@ -161,7 +162,7 @@ def _file_lines(message: Message, position: int) -> Iterator[_Line]:
     texts = [render_blocks(message.content)]
     texts += [b.arguments for b in message.content if isinstance(b, ToolCallBlock)]
     for text in texts:
-        for word in _WORD.findall(text):
+        for word in _DOTTED_WORD.findall(text):
             path = word.split("::")[0].rstrip(".:")
             if _is_path(path):
                 yield _Line("Files and code", path, 1, position)
