@@ -32,8 +32,9 @@ MAX_ITEM_CHARS: Final = 240
 MAX_PER_SECTION: Final = 64
 """Candidates kept per section before fitting: bounds the work on very long spans."""
 
-_DOTTED_WORD: Final = re.compile(r"[^\s\"'`(),;<>\[\]{}=/.]*[/.][^\s\"'`(),;<>\[\]{}=]*")
-"""Words holding a dot or a slash: the only ones that can be paths (found in one C pass)."""
+_WORD_OPENERS: Final = "\"'`(<[{="
+_WORD_CLOSERS: Final = "\"'`),;>]}=:."
+"""Characters stripped from the ends of a word before it is tested as a path."""
 _PATHLIKE: Final = re.compile(r"~?/?(?:[\w.-]+/)*[\w-][\w.-]*")
 _EXTENSIONS: Final = frozenset(
     [
@@ -162,18 +163,20 @@ def _file_lines(message: Message, position: int) -> Iterator[_Line]:
     texts = [render_blocks(message.content)]
     texts += [b.arguments for b in message.content if isinstance(b, ToolCallBlock)]
     for text in texts:
-        for word in _DOTTED_WORD.findall(text):
-            path = word.split("::")[0].rstrip(".:")
+        for word in text.split():
+            if "/" not in word and "." not in word:
+                continue
+            path = word.split("::")[0].lstrip(_WORD_OPENERS).rstrip(_WORD_CLOSERS)
             if _is_path(path):
                 yield _Line("Files and code", path, 1, position)
 
 
 def _is_path(word: str) -> bool:
-    """A file path: ``a/b``, ``./x``, ``~/y`` or ``name.ext`` with a known extension."""
-    if "://" in word or not _PATHLIKE.fullmatch(word):
+    """A file path: ``a/b``, ``/x``, ``./x``, ``~/y`` or ``name.ext`` with a known extension."""
+    if "://" in word or not any(c.isalpha() for c in word) or not _PATHLIKE.fullmatch(word):
         return False
-    if "/" in word.strip("/"):
-        return True
+    if "/" in word.strip("/") or word.startswith(("/", "./", "../", "~/")):
+        return len(word.strip("/.~")) > 0
     stem, dot, extension = word.rpartition(".")
     return bool(dot and stem and "/" not in word and extension in _EXTENSIONS)
 
