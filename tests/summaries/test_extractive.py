@@ -112,3 +112,18 @@ messages = st.lists(
 def test_the_summary_never_exceeds_its_budget(span: list[Message], budget: int) -> None:
     text = summarize(tuple(span), budget)
     assert default_counter().count(text) <= budget
+
+
+def test_paths_are_told_from_urls_numbers_and_prose() -> None:
+    said = (
+        "Edit ./run.sh and src/app/main.py (see docs/setup.md), not http://example.com/a.py; "
+        "the ratio is 3/4, e.g. fine, and pytest tests/test_app.py::test_main failed."
+    )
+    text = summarize((user(said),), 500)
+    files = text.split("## Files and code\n")[1].split("\n\n")[0].splitlines()
+    assert files == [
+        "- ./run.sh",
+        "- src/app/main.py",
+        "- docs/setup.md",
+        "- tests/test_app.py",
+    ]
