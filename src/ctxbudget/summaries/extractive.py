@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from ctxbudget.content import Message, TextBlock, ToolCallBlock, ToolResultBlock
@@ -31,6 +31,8 @@ MAX_ITEM_CHARS: Final = 240
 """Longest line the summary quotes; longer text is cut and marked with an ellipsis."""
 MAX_PER_SECTION: Final = 64
 """Candidates kept per section before fitting: bounds the work on very long spans."""
+SECTION_STRIDE: Final = 4
+"""Lines a section gives at one rank before its next lines rank lower."""
 
 _WORD_OPENERS: Final = "\"'`(<[{="
 _WORD_CLOSERS: Final = "\"'`),;>]}=:."
@@ -216,7 +218,12 @@ def _call_lines(message: Message, position: int, latest: bool) -> Iterator[_Line
 
 
 def _dedupe(lines: Iterable[_Line]) -> list[_Line]:
-    """Each text once, at its best rank; at most ``MAX_PER_SECTION`` lines per section."""
+    """Each text once, at its best rank; at most ``MAX_PER_SECTION`` lines per section.
+
+    Every ``SECTION_STRIDE`` lines a section gives, its next lines drop one rank, so a
+    small budget covers every section before it lists all of one (forty file paths
+    would otherwise crowd out the one error that matters).
+    """
     best: dict[str, _Line] = {}
     for line in lines:
         key = line.text
@@ -227,7 +234,7 @@ def _dedupe(lines: Iterable[_Line]) -> list[_Line]:
     for line in sorted(best.values(), key=_priority):
         bucket = per_section.setdefault(line.section, [])
         if len(bucket) < MAX_PER_SECTION:
-            bucket.append(line)
+            bucket.append(replace(line, rank=line.rank + len(bucket) // SECTION_STRIDE))
     return sorted((line for b in per_section.values() for line in b), key=_priority)
 
 
