@@ -127,3 +127,15 @@ def test_paths_are_told_from_urls_numbers_and_prose() -> None:
         "- docs/setup.md",
         "- tests/test_app.py",
     ]
+
+
+def test_a_small_budget_covers_every_kind_before_listing_all_of_one() -> None:
+    span = [user("Rename the config loader everywhere.")]
+    for n in range(30):
+        span.append(assistant(f"Edited pkg/mod_{n}/loader.py and pkg/mod_{n}/test_loader.py."))
+    span.append(result("c9", "ImportError: cannot import name 'load' from 'pkg.config'", True))
+    span.append(assistant("Next I fix the import in pkg/config.py."))
+    text = summarize(tuple(span), 200)
+    assert "ImportError: cannot import name 'load'" in text
+    assert "Next I fix the import in pkg/config.py." in text
+    assert "Rename the config loader everywhere." in text
