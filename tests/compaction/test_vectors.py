@@ -237,7 +237,9 @@ def test_the_plan_guards_apply_to_a_region() -> None:
 def test_a_lock_left_by_a_dead_process_does_not_block_compaction() -> None:
     ledger = MemoryLedger()
     conversation(ledger, SID, 4)
-    ledger.append(SID, {"type": "compaction/start", "data": {"compaction_id": "dead"}})
+    dead_lock = {"compaction_id": "dead", "trigger": "pressure", "start_seq": 1, "end_seq": 4}
+    revision = len(ledger.events(SID))
+    ledger.append(SID, {"type": "compaction/start", "data": {**dead_lock, "revision": revision}})
     engine, _, _, _ = compactor(ledger, **PRESSURE)
     assert isinstance(engine.compact_if_needed(SID), Compacted)
 

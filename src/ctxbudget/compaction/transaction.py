@@ -84,7 +84,7 @@ def compact_region_steps(
     else:
         measured, view = seen
     span, plan = region_plan(view, start_seq, end_seq)
-    budget = summary_budget(ctx, span)
+    budget = _summary_budget(ctx, span)
     compaction_id = ctx.new_id()
     lock = _event(
         "compaction/start",
@@ -112,7 +112,7 @@ def compact_region_steps(
         raise
 
 
-def summary_budget(ctx: Context, span: CompactionRange) -> int:
+def _summary_budget(ctx: Context, span: CompactionRange) -> int:
     """Tokens the summary may take: the configured cap, and always less than the span
     minus its framing, so a summary that keeps to its budget is a saving."""
     room = span.tokens - ctx.framing_tokens - 1
