@@ -1,4 +1,5 @@
-"""The reference backend's compaction vectors (docs/compaction.md, "Conformance"), as our own
+"""The reference backend's compaction vectors (seed 002's backend, docs/seeds.md; the
+differences in docs/compaction.md, "Where this differs from the reference"), as our own
 tests with a fake summarizer. Prices use ``Chars4Counter`` (the reference meter's); our
 checkpoint framing is shorter, so totals after a compaction are ours, not the reference's.
 """
