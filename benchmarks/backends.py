@@ -43,11 +43,13 @@ from tokens_corpus import load_shared, other_text, read_corpus
 # Where tokie's reading of DeepSeek V4's tokenizer.json splits differently from Hugging
 # Face tokenizers (docs/backends.md): a tab or control character right before ASCII
 # punctuation + letters; a newline, spaces or tabs, and a newline; one run of the same
-# space or punctuation character over 10,000 long.
+# space or punctuation character over 10,000 long; whitespace other than space, tab, CR
+# and LF (found by fuzzing; rare in real text).
 TOKIE_PATTERNS = {
     "ctrl+punct+letters": re.compile(r"[\t\x00-\x08\x0b\x0c\x0e-\x1f\x7f][!-/:-@\[-`{-~][A-Za-z]"),
     "blank line of spaces": re.compile(r"\n[ \t]+\n"),
     "run over 10,000": re.compile(r"([ \t!-/:-@\[-`{-~])\1{9999,}"),
+    "VT/FF/NBSP/U+3000... whitespace": re.compile("[\x0b\x0c\x85\xa0\u2028\u2029\u3000]"),
 }
 
 
