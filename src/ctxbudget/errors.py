@@ -21,7 +21,13 @@ says what went wrong and what to do about it (class, then ``code``)::
     │   └── NotWiredError               not_wired
     ├── CompactionFailedError           compaction_failed
     │   ├── ArchiveFailedError          archive_failed
-    │   └── SummarizeFailedError        summarize_failed    (carries the archive locator)
+    │   ├── SummarizeFailedError        summarize_failed    (carries the archive locator)
+    │   ├── CompactionConflictError     compaction_conflict (the surface changed meanwhile)
+    │   └── SummaryNotSmallerError      summary_not_smaller
+    ├── CompactionRangeError            compaction_range_invalid (nothing was appended)
+    ├── SummarizerError                 summarizer_failed   (no usable summary; ``reason``)
+    ├── ArchiveError                    archive_error
+    │   └── LocatorError                locator_invalid     (malformed, unknown or foreign)
     ├── LedgerError                     ledger_error
     │   ├── ConflictError               conflict
     │   ├── InvalidEventError           invalid_event
@@ -32,6 +38,7 @@ says what went wrong and what to do about it (class, then ``code``)::
     │       └── StoreUnavailableError   store_unavailable
     ├── ReplayError                     replay_error        (a logged event the meter cannot fold)
     ├── FormatError                     format_error        (a request body that is not valid)
+    ├── TranscriptError                 transcript_invalid  (an agent transcript it cannot read)
     └── BudgetExceeded                  budget_exceeded     (nothing can make the prompt fit)
 
 Catch ``CtxBudgetError`` to handle all of them; match on ``code`` in logs and
@@ -45,9 +52,12 @@ from typing import ClassVar
 
 __all__ = [
     "ApplyRefusedError",
+    "ArchiveError",
     "ArchiveFailedError",
     "BudgetExceeded",
+    "CompactionConflictError",
     "CompactionFailedError",
+    "CompactionRangeError",
     "ConfigError",
     "ConflictError",
     "CorruptEventError",
@@ -59,6 +69,7 @@ __all__ = [
     "InvalidEventError",
     "InvalidSessionIdError",
     "LedgerError",
+    "LocatorError",
     "MissingExtraError",
     "ModelFactMissingError",
     "NotWiredError",
@@ -70,8 +81,11 @@ __all__ = [
     "StoreError",
     "StoreUnavailableError",
     "SummarizeFailedError",
+    "SummarizerError",
+    "SummaryNotSmallerError",
     "TooFewItemsError",
     "TooFewToSummarizeError",
+    "TranscriptError",
     "UnknownCounterError",
     "UnknownModelError",
 ]
@@ -294,6 +308,66 @@ class SummarizeFailedError(CompactionFailedError):
         )
 
 
+class CompactionConflictError(CompactionFailedError):
+    """The session's surface changed while a compaction ran; nothing was replaced."""
+
+    code = "compaction_conflict"
+
+    def __init__(self, session_id: str, detail: str) -> None:
+        self.session_id = session_id
+        super().__init__(
+            f"compaction of session {session_id!r} did not land: {detail}; nothing was "
+            "replaced (another writer got there first): measure again and retry if still needed"
+        )
+
+
+class SummaryNotSmallerError(CompactionFailedError):
+    """The summary would not take fewer tokens than the span it replaces."""
+
+    code = "summary_not_smaller"
+
+    def __init__(self, summary_tokens: int, shadowed_tokens: int) -> None:
+        self.summary_tokens = summary_tokens
+        self.shadowed_tokens = shadowed_tokens
+        super().__init__(
+            f"summary is not smaller than what it replaces ({summary_tokens} estimated "
+            f"tokens with its framing >= {shadowed_tokens}); nothing was replaced: compact a "
+            "longer span or give the summarizer a smaller max_tokens"
+        )
+
+
+class CompactionRangeError(CtxBudgetError):
+    """A span that cannot be compacted as given; nothing was appended."""
+
+    code = "compaction_range_invalid"
+
+
+class SummarizerError(CtxBudgetError):
+    """The summarizer produced no usable summary.
+
+    ``reason``: ``"http_status"``, ``"timeout"``, ``"unreachable"``, ``"truncated"``,
+    ``"empty"``, ``"bad_response"`` or ``"too_large"``.
+    """
+
+    code = "summarizer_failed"
+
+    def __init__(self, reason: str, detail: str) -> None:
+        self.reason = reason
+        super().__init__(f"summarizer failed ({reason}): {detail}")
+
+
+class ArchiveError(CtxBudgetError):
+    """An archive cannot store or give back an original."""
+
+    code = "archive_error"
+
+
+class LocatorError(ArchiveError):
+    """A locator that is malformed, unknown to this archive, or points outside it."""
+
+    code = "locator_invalid"
+
+
 # -- ledger ----------------------------------------------------------------------------------
 
 
@@ -319,9 +393,17 @@ class ConflictError(LedgerError):
 
 
 class InvalidEventError(LedgerError):
-    """An event that breaks the ledger's append rules. Nothing was written."""
+    """An event that breaks the ledger's append rules. Nothing was written.
+
+    ``rule`` names the broken rule (a stable id listed in ``docs/events.md``, e.g.
+    ``"step-open"``); the message says what to send instead.
+    """
 
     code = "invalid_event"
+
+    def __init__(self, message: str, rule: str = "event-shape") -> None:
+        self.rule = rule
+        super().__init__(f"{message} [rule: {rule}]")
 
 
 class EventTooLargeError(InvalidEventError):
@@ -334,7 +416,8 @@ class EventTooLargeError(InvalidEventError):
         self.limit = limit
         super().__init__(
             f"event is {size} bytes of JSON, over the limit of {limit}; nothing was written: "
-            "archive the large content elsewhere and log a reference to it"
+            "archive the large content elsewhere and log a reference to it",
+            rule="event-size",
         )
 
 
@@ -389,6 +472,20 @@ class FormatError(CtxBudgetError):
     """A provider request body that is not valid for its format."""
 
     code = "format_error"
+
+
+class TranscriptError(CtxBudgetError):
+    """An agent transcript that cannot be read; ``path`` and ``line`` say where
+    (``line`` is 1-based, ``None`` when the problem is the file as a whole)."""
+
+    code = "transcript_invalid"
+
+    def __init__(self, path: str, line: int | None, problem: str) -> None:
+        self.path = path
+        self.line = line
+        self.problem = problem
+        where = path if line is None else f"{path}:{line}"
+        super().__init__(f"{where}: {problem}")
 
 
 class BudgetExceeded(CtxBudgetError):

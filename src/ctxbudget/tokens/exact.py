@@ -28,6 +28,7 @@ __all__ = [
     "TiktokenCounter",
     "TokieCounter",
     "findable",
+    "import_extra",
     "tiktoken_loads_offline",
 ]
 
