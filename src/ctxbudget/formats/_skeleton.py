@@ -80,10 +80,17 @@ def nested_chars(value: Any, where: str, label: str) -> int:
                     f"{label} request: {where} nests deeper than {MAX_NESTING} levels; "
                     "flatten the value (no provider accepts such a body)"
                 )
-            children = item.values() if isinstance(item, Mapping) else item
-            stack.extend((child, depth + 1) for child in children)
             if isinstance(item, Mapping):
-                chars += sum(len(key) if isinstance(key, str) else 8 for key in item)
+                for key in item:
+                    if not isinstance(key, str):
+                        raise FormatError(
+                            f"{label} request: {where} has the key {key!r}; "
+                            "JSON object keys are strings"
+                        )
+                    chars += len(key)
+                stack.extend((child, depth + 1) for child in item.values())
+            else:
+                stack.extend((child, depth + 1) for child in item)
         else:
             raise FormatError(
                 f"{label} request: {where} holds a {type(item).__name__}; "
