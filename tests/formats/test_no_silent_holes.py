@@ -145,7 +145,7 @@ hostile_messages = st.lists(
 )
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(
     messages=hostile_messages,
     top=st.dictionaries(

@@ -92,14 +92,15 @@ def test_a_string_input_is_one_user_turn_and_stays_a_string() -> None:
     validate(render_request(request), "openai-responses")
 
 
-def test_a_summary_section_goes_into_the_instructions() -> None:
+def test_a_summary_section_is_a_developer_message_after_the_system_prompt() -> None:
     rendered = render_request(add_system_section(parse_request(BODY), "## Summary\n- a"))
-    assert rendered["instructions"] == BODY["instructions"] + "\n\n## Summary\n- a"
-    assert rendered["input"] == BODY["input"]
-    no_instructions = {k: v for k, v in BODY.items() if k != "instructions"}
-    added = render_request(add_system_section(parse_request(no_instructions), "S"))
-    assert added["instructions"] == "S"
-    validate(added, "openai-responses")
+    assert rendered["instructions"] == BODY["instructions"], "never-trim text stays as it was"
+    assert rendered["input"][1] == {"role": "developer", "content": "## Summary\n- a"}
+    assert rendered["input"][0] == BODY["input"][0]
+    assert rendered["input"][2:] == BODY["input"][1:]
+    validate(rendered, "openai-responses")
+    request = parse_request(rendered)
+    assert [t.message.role for t in request.system] == ["system", "developer", "developer"]
 
 
 def test_outputs_may_answer_server_side_calls_when_a_stored_response_continues() -> None:
