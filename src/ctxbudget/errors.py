@@ -7,6 +7,7 @@ says what went wrong and what to do about it (class, then ``code``)::
     ├── ConfigError                     config_invalid
     │   ├── UnknownCounterError         unknown_counter
     │   ├── ProfileError                profile_invalid
+    │   ├── InputUnreadableError        input_unreadable    (a file or stream that cannot be read)
     │   └── MissingExtraError           missing_extra       (also an ImportError)
     ├── PlanRefusedError                plan_refused
     │   ├── TooFewItemsError            too_few_items
@@ -54,6 +55,7 @@ __all__ = [
     "EmptyPlanError",
     "EventTooLargeError",
     "FormatError",
+    "InputUnreadableError",
     "InvalidEventError",
     "InvalidSessionIdError",
     "LedgerError",
@@ -105,6 +107,12 @@ class ProfileError(ConfigError):
     """A calibration profile that is missing, malformed or cannot be fitted."""
 
     code = "profile_invalid"
+
+
+class InputUnreadableError(ConfigError):
+    """A file or stream named as input that cannot be read or decoded; names it."""
+
+    code = "input_unreadable"
 
 
 class MissingExtraError(ConfigError, ImportError):
