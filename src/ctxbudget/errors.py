@@ -20,7 +20,13 @@ says what went wrong and what to do about it (class, then ``code``)::
     │   └── NotWiredError               not_wired
     ├── CompactionFailedError           compaction_failed
     │   ├── ArchiveFailedError          archive_failed
-    │   └── SummarizeFailedError        summarize_failed    (carries the archive locator)
+    │   ├── SummarizeFailedError        summarize_failed    (carries the archive locator)
+    │   ├── CompactionConflictError     compaction_conflict (the surface changed meanwhile)
+    │   └── SummaryNotSmallerError      summary_not_smaller
+    ├── CompactionRangeError            compaction_range_invalid (nothing was appended)
+    ├── SummarizerError                 summarizer_failed   (no usable summary; ``reason``)
+    ├── ArchiveError                    archive_error
+    │   └── LocatorError                locator_invalid     (malformed, unknown or foreign)
     ├── LedgerError                     ledger_error
     │   ├── ConflictError               conflict
     │   ├── InvalidEventError           invalid_event
@@ -44,9 +50,12 @@ from typing import ClassVar
 
 __all__ = [
     "ApplyRefusedError",
+    "ArchiveError",
     "ArchiveFailedError",
     "BudgetExceeded",
+    "CompactionConflictError",
     "CompactionFailedError",
+    "CompactionRangeError",
     "ConfigError",
     "ConflictError",
     "CorruptEventError",
@@ -59,6 +68,7 @@ __all__ = [
     "InvalidEventError",
     "InvalidSessionIdError",
     "LedgerError",
+    "LocatorError",
     "MissingExtraError",
     "NotWiredError",
     "PlanInconsistentError",
@@ -69,6 +79,8 @@ __all__ = [
     "StoreError",
     "StoreUnavailableError",
     "SummarizeFailedError",
+    "SummarizerError",
+    "SummaryNotSmallerError",
     "TooFewItemsError",
     "TooFewToSummarizeError",
     "UnknownCounterError",
@@ -269,6 +281,66 @@ class SummarizeFailedError(CompactionFailedError):
             f"the originals are archived at {locator!r} and the conversation is unchanged, "
             "retry the summary"
         )
+
+
+class CompactionConflictError(CompactionFailedError):
+    """The session's surface changed while a compaction ran; nothing was replaced."""
+
+    code = "compaction_conflict"
+
+    def __init__(self, session_id: str, detail: str) -> None:
+        self.session_id = session_id
+        super().__init__(
+            f"compaction of session {session_id!r} did not land: {detail}; nothing was "
+            "replaced (another writer got there first): measure again and retry if still needed"
+        )
+
+
+class SummaryNotSmallerError(CompactionFailedError):
+    """The summary would not take fewer tokens than the span it replaces."""
+
+    code = "summary_not_smaller"
+
+    def __init__(self, summary_tokens: int, shadowed_tokens: int) -> None:
+        self.summary_tokens = summary_tokens
+        self.shadowed_tokens = shadowed_tokens
+        super().__init__(
+            f"summary is not smaller than what it replaces ({summary_tokens} estimated "
+            f"tokens with its framing >= {shadowed_tokens}); nothing was replaced: compact a "
+            "longer span or give the summarizer a smaller max_tokens"
+        )
+
+
+class CompactionRangeError(CtxBudgetError):
+    """A span that cannot be compacted as given; nothing was appended."""
+
+    code = "compaction_range_invalid"
+
+
+class SummarizerError(CtxBudgetError):
+    """The summarizer produced no usable summary.
+
+    ``reason``: ``"http_status"``, ``"timeout"``, ``"unreachable"``, ``"truncated"``,
+    ``"empty"``, ``"bad_response"`` or ``"too_large"``.
+    """
+
+    code = "summarizer_failed"
+
+    def __init__(self, reason: str, detail: str) -> None:
+        self.reason = reason
+        super().__init__(f"summarizer failed ({reason}): {detail}")
+
+
+class ArchiveError(CtxBudgetError):
+    """An archive cannot store or give back an original."""
+
+    code = "archive_error"
+
+
+class LocatorError(ArchiveError):
+    """A locator that is malformed, unknown to this archive, or points outside it."""
+
+    code = "locator_invalid"
 
 
 # -- ledger ----------------------------------------------------------------------------------
