@@ -15,11 +15,12 @@ from typing import Any, NoReturn
 
 import click
 
+from ctxbudget.cli.archive import archive_show
 from ctxbudget.cli.context import context, context_alias
 from ctxbudget.cli.counting import count
 from ctxbudget.cli.demo import demo
 from ctxbudget.cli.exit_codes import ExitCode
-from ctxbudget.cli.fit import archive_show, fit, fit_alias
+from ctxbudget.cli.fit import fit, fit_alias
 from ctxbudget.cli.ledger import ledger, measure_alias
 from ctxbudget.cli.sessions import session
 from ctxbudget.errors import BudgetExceeded, CtxBudgetError

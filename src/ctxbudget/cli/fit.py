@@ -28,7 +28,7 @@ from ctxbudget.enforce import (
 )
 from ctxbudget.errors import ConfigError, InputUnreadableError
 
-__all__ = ["archive_show", "fit", "fit_alias"]
+__all__ = ["fit", "fit_alias"]
 
 
 class _StderrSink:
@@ -158,12 +158,3 @@ def fit(
 fit_alias = click.Command(
     "enforce", callback=fit.callback, params=fit.params, help="Alias of `fit` (its former name)."
 )
-
-
-@click.command("archive")
-@click.argument("locator")
-@click.option("--dir", "archive_dir", required=True, help="The directory given to --archive.")
-def archive_show(locator: str, archive_dir: str) -> None:
-    """Print an original that was archived, by the locator in its stub."""
-    original = DirectoryArchive(archive_dir).get(locator)
-    click.echo(original.text)
