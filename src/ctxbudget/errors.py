@@ -368,9 +368,17 @@ class ConflictError(LedgerError):
 
 
 class InvalidEventError(LedgerError):
-    """An event that breaks the ledger's append rules. Nothing was written."""
+    """An event that breaks the ledger's append rules. Nothing was written.
+
+    ``rule`` names the broken rule (a stable id listed in ``docs/events.md``, e.g.
+    ``"step-open"``); the message says what to send instead.
+    """
 
     code = "invalid_event"
+
+    def __init__(self, message: str, rule: str = "event-shape") -> None:
+        self.rule = rule
+        super().__init__(f"{message} [rule: {rule}]")
 
 
 class EventTooLargeError(InvalidEventError):
@@ -383,7 +391,8 @@ class EventTooLargeError(InvalidEventError):
         self.limit = limit
         super().__init__(
             f"event is {size} bytes of JSON, over the limit of {limit}; nothing was written: "
-            "archive the large content elsewhere and log a reference to it"
+            "archive the large content elsewhere and log a reference to it",
+            rule="event-size",
         )
 
 

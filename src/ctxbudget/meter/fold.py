@@ -14,6 +14,15 @@ from typing import Any, Final, Protocol, TypeAlias
 from ctxbudget.content import Message, ToolResultBlock, blocks_from_json
 from ctxbudget.errors import ConfigError
 from ctxbudget.ledger import SURFACE_TYPES, Event, ReplaceOp
+from ctxbudget.ledger.surface import SpanError, resolve_span
+from ctxbudget.ledger.vocabulary import (
+    ASSISTANT_CHUNK,
+    ASSISTANT_MESSAGE,
+    REQUEST_HEADER,
+    STEP_END,
+    STEP_START,
+    TOOL_RESULT,
+)
 from ctxbudget.meter.assembler import assemble_blocks
 from ctxbudget.meter.headers import RequestHeader, canonical_header, headers_equal
 from ctxbudget.meter.measurement import Baseline, Usage
@@ -149,26 +158,54 @@ def fold_event(state: FoldState, event: Event, pricing: Pricing, lookup: Lookup)
         raise FoldError(f"{event.type} at seq {event.seq} is malformed ({exc!r})") from None
 
 
+def _on_header(state: FoldState, event: Event, pricing: Pricing) -> FoldState:
+    canonical = canonical_header(event.data["header"])
+    return replace(state, header=PricedHeader(canonical, pricing.header(canonical)))
+
+
+def _on_step_start(state: FoldState, event: Event, pricing: Pricing) -> FoldState:
+    step, data = state.step, event.data
+    if step is not None:
+        raise FoldError(
+            f"step/start at seq {event.seq} arrived before turn {step.turn}/step {step.step} ended"
+        )
+    return replace(
+        state, step=OpenStep(_int(data, "turn"), _int(data, "step"), state.surface_tokens)
+    )
+
+
+def _on_step_end(state: FoldState, event: Event, pricing: Pricing) -> FoldState:
+    if not _matches(state.step, event.data):
+        # An aborted step/end with no step open is the documented crash recovery: a no-op.
+        if state.step is None and event.data.get("aborted") is True:
+            return state
+        raise FoldError(f"step/end at seq {event.seq} has no matching step/start boundary")
+    return replace(state, step=None)
+
+
+def _on_chunk(state: FoldState, event: Event, pricing: Pricing) -> FoldState:
+    step = state.step
+    if step is None:
+        return state
+    return replace(state, step=replace(step, chunks=(event, step.chunks)))
+
+
+_BOUNDARY_FOLDS: Final[Mapping[str, Callable[[FoldState, Event, Pricing], FoldState]]] = {
+    REQUEST_HEADER.type: _on_header,
+    STEP_START.type: _on_step_start,
+    STEP_END.type: _on_step_end,
+    ASSISTANT_CHUNK.type: _on_chunk,
+}
+"""The non-surface event types the fold reads (keys from the ledger's vocabulary);
+every other type only advances the cursor, and every surface type is priced."""
+
+
 def _transition(state: FoldState, event: Event, pricing: Pricing, lookup: Lookup) -> FoldState:
-    kind, data, seq = event.type, event.data, event.seq
-    header, step = state.header, state.step
-    if kind == "request/header":
-        canonical = canonical_header(data["header"])
-        header = PricedHeader(canonical, pricing.header(canonical))
-    elif kind == "step/start":
-        if step is not None:
-            raise FoldError(
-                f"step/start at seq {seq} arrived before turn {step.turn}/step {step.step} ended"
-            )
-        step = OpenStep(_int(data, "turn"), _int(data, "step"), state.surface_tokens)
-    elif kind == "step/end":
-        if not _matches(step, data):
-            raise FoldError(f"step/end at seq {seq} has no matching step/start boundary")
-        step = None
-    elif kind == "assistant/chunk" and step is not None:
-        step = replace(step, chunks=(event, step.chunks))
-    after = replace(state, consumed=seq + 1, header=header, step=step)
-    if kind in SURFACE_TYPES and event.surface_op is not None:
+    boundary = _BOUNDARY_FOLDS.get(event.type)
+    after = replace(state, consumed=event.seq + 1)
+    if boundary is not None:
+        after = boundary(after, event, pricing)
+    if event.type in SURFACE_TYPES and event.surface_op is not None:
         return _fold_surface(after, event, pricing, lookup)
     return after
 
@@ -176,7 +213,7 @@ def _transition(state: FoldState, event: Event, pricing: Pricing, lookup: Lookup
 def _fold_surface(state: FoldState, event: Event, pricing: Pricing, lookup: Lookup) -> FoldState:
     # The step check comes first: an assistant message outside its step is the error to
     # report even when its replace range is bad too.
-    step = _assistant_step(state, event) if event.type == "assistant/message" else None
+    step = _assistant_step(state, event) if event.type == ASSISTANT_MESSAGE.type else None
     price = _price_event(event, pricing)
     nodes, surface_tokens = _apply_op(state, event, price)
     anchor, growth = state.anchor, state.growth
@@ -214,9 +251,12 @@ def _apply_op(state: FoldState, event: Event, price: int) -> tuple[NodeVector, i
     if not isinstance(op, ReplaceOp):
         return state.nodes.appended(node), state.surface_tokens + price
     positions = {n.seq: i for i, n in enumerate(state.nodes) if n.seq in (op.start, op.end)}
-    first, last = positions.get(op.start), positions.get(op.end)
-    if first is None or last is None or first > last:
-        raise FoldError(f"replace at seq {event.seq} has invalid current range {op.start}-{op.end}")
+    try:
+        first, last = resolve_span(positions.get, op)
+    except SpanError as exc:
+        raise FoldError(
+            f"replace at seq {event.seq} has invalid current range {op.start}-{op.end} ({exc})"
+        ) from None
     removed = sum(n.tokens for n in state.nodes[first : last + 1])
     return state.nodes.replaced(first, last, node), state.surface_tokens + price - removed
 
@@ -260,7 +300,7 @@ def _provider_output_tokens(
             raise FoldError(f"{where} repeats source seq {source}")
         seen.add(source)
         cited = step.chunk(source) or lookup(source)
-        if cited is None or cited.type != "assistant/chunk":
+        if cited is None or cited.type != ASSISTANT_CHUNK.type:
             raise FoldError(f"{where}: source seq {source} is not assistant/chunk")
         if not _same_step(cited.data, event.data):
             raise FoldError(f"{where}: source seq {source} belongs to another step")
@@ -272,9 +312,9 @@ def _provider_output_tokens(
 def _price_event(event: Event, pricing: Pricing) -> int:
     data = event.data
     content = blocks_from_json(data["content"])
-    if event.type == "assistant/message":
+    if event.type == ASSISTANT_MESSAGE.type:
         return pricing.message(Message("assistant", content)) if content else 0
-    if event.type == "tool/result":
+    if event.type == TOOL_RESULT.type:
         block = ToolResultBlock(str(data["call_id"]), content, bool(data.get("is_error", False)))
         return pricing.message(Message("user", (block,)))
     return pricing.message(Message("user", content))

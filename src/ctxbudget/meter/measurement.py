@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ctxbudget.kernel import Pressure
+from ctxbudget.ledger.vocabulary import USAGE_FIELDS
 from ctxbudget.meter.nodes import Node
 
 __all__ = ["Baseline", "Measurement", "Usage"]
@@ -28,14 +29,12 @@ class Usage:
 
     @classmethod
     def from_json(cls, usage: Mapping[str, Any]) -> Usage:
-        """From an ``assistant/message`` ``usage`` object."""
-        return cls(
-            int(usage["input_tokens"]),
-            int(usage["output_tokens"]),
-            _optional_int(usage.get("cache_read_tokens")),
-            _optional_int(usage.get("cache_write_tokens")),
-            _optional_int(usage.get("reasoning_tokens")),
-        )
+        """From an ``assistant/message`` ``usage`` object (fields: ``vocabulary.USAGE_FIELDS``)."""
+        counts: dict[str, Any] = {
+            f.name: _optional_int(usage.get(f.name)) if f.optional else int(usage[f.name])
+            for f in USAGE_FIELDS
+        }
+        return cls(**counts)
 
     @property
     def total_tokens(self) -> int:
