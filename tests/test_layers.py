@@ -33,6 +33,8 @@ ALLOWED = {
         "summaries",
         "archives",
     },
+    # The demo's scripted session and agent loop: data and a simulated provider, below the CLI.
+    "demo": {"errors", "kernel", "content", "tokens", "formats", "ledger"},
 }
 """What each layer may import from ctxbudget, besides itself."""
 
