@@ -9,7 +9,6 @@ from typing import Any
 from click.testing import CliRunner
 
 from ctxbudget.cli import ExitCode, main
-from ctxbudget.cli.history import call_history
 from ctxbudget.ledger import open_ledger
 from ctxbudget.meter import TokenMeter
 
@@ -97,20 +96,19 @@ def test_an_unknown_session_is_an_error_naming_it(runner: CliRunner, ledger_url:
     assert "no session 'nope'" in result.stderr
 
 
-def test_history_predicts_each_call_from_the_log_before_it(ledger_url: str) -> None:
-    """Each point is what a live meter said just before the call was logged."""
+def test_history_json_is_the_meters_history(runner: CliRunner, ledger_url: str) -> None:
+    """The CLI adds nothing: each call is TokenMeter.history's prediction and report."""
     _fill(ledger_url)
+    args = ["session", "history", "s1", "--ledger", ledger_url, "--window", "2000", "--json"]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.stdout)
     with open_ledger(ledger_url) as store:
-        events = store.events("s1")
-        points = call_history(events, None, 2000)
-        for point in points:
-            live = open_ledger("memory://")
-            live.append_many("s1", [e.to_new() for e in events[: point.seq]], expected_revision=0)
-            assert point.predicted == TokenMeter(live, context_window=2000).measure("s1")
-    assert [p.reported_prompt for p in points] == [130, 340, None]
-    assert points[0].error_pct is None  # nothing anchored the first prediction
-    assert points[1].error_pct is not None
-    assert points[1].predicted.baseline.kind == "usage"
+        calls = TokenMeter(store, context_window=2000).history("s1")
+    assert [c["seq"] for c in shown] == [c.seq for c in calls]
+    assert [c["predicted_tokens"] for c in shown] == [c.predicted_tokens for c in calls]
+    assert [c["reported_tokens"] for c in shown] == [130, 340, None]
+    assert [c["anchored"] for c in shown] == [c.anchored for c in calls]
 
 
 def test_history_chart_shows_prediction_beside_report(runner: CliRunner, ledger_url: str) -> None:

@@ -1,8 +1,8 @@
 """``ctxbudget context``: a request's tokens by segment, as Claude Code's ``/context`` shows them.
 
 The numbers come from the library (``parse_request``, ``meter_request``,
-``max_input``); this module only gathers them into a ``Breakdown`` and hands it
-to the renderer or to JSON.
+``input_cap``, ``ctxbudget.models``); this module only gathers them into a
+``Breakdown`` and hands it to the renderer or to JSON.
 """
 
 from __future__ import annotations
@@ -10,23 +10,49 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import click
 from rich.console import Console
 
 from ctxbudget.cli.inputs import read_json
-from ctxbudget.cli.options import AUTO_FORMAT, counter_option, format_option, resolve_counter
+from ctxbudget.cli.options import (
+    counter_option,
+    format_name,
+    format_option,
+    model_option,
+    resolve_counter,
+    resolve_model,
+)
 from ctxbudget.cli.render import context_view
 from ctxbudget.errors import FormatError
-from ctxbudget.formats import Request, meter_request, parse_request
-from ctxbudget.kernel import Pressure, Report, max_input
+from ctxbudget.formats import Request, input_cap, meter_request, output_reserve, parse_request
+from ctxbudget.kernel import Pressure, Report
+from ctxbudget.models import ModelInfo, PriceTier, input_cost, near_price_boundary, price_tier
 from ctxbudget.tokens import TokenCounter
 
-__all__ = ["Breakdown", "breakdown_of", "context", "context_alias", "reserved_output"]
+__all__ = ["Breakdown", "Price", "breakdown_of", "context", "context_alias", "load_request"]
 
-_OUTPUT_LIMIT_KEYS = ("max_completion_tokens", "max_output_tokens", "max_tokens")
-"""Where the three formats put the output limit (Chat, Responses, Chat/Messages)."""
+
+@dataclass(frozen=True, slots=True)
+class Price:
+    """The input price of a request at its model's tier, and the next price cliff if near."""
+
+    model: str
+    usd: Decimal
+    tier: PriceTier
+    next_tier: PriceTier | None
+
+    def to_json(self) -> dict[str, Any]:
+        """As JSON (US dollars as strings, so no digit is lost)."""
+        return {
+            "model": self.model,
+            "input_usd": str(self.usd),
+            "tier_above_tokens": self.tier.above_tokens,
+            "input_usd_per_mtok": str(self.tier.input_usd_per_mtok),
+            "near_tier_above_tokens": self.next_tier.above_tokens if self.next_tier else None,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +69,7 @@ class Breakdown:
     window: int
     output_reserve: int
     report: Report
+    price: Price | None = None
 
     @property
     def input_tokens(self) -> int:
@@ -81,56 +108,72 @@ class Breakdown:
                 for usage in self.report.segments
                 if usage.tokens
             ],
+            "price": self.price.to_json() if self.price else None,
         }
 
 
-def reserved_output(body: Mapping[str, Any]) -> int:
-    """The output a request body reserves (its output limit), 0 when it sets none."""
-    for key in _OUTPUT_LIMIT_KEYS:
-        value = body.get(key)
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            return value
-    return 0
+def _price(model: ModelInfo | None, tokens: int) -> Price | None:
+    if model is None:
+        return None
+    usd, tier = input_cost(model, tokens), price_tier(model, tokens)
+    if usd is None or tier is None:
+        return None
+    return Price(model.name, usd, tier, near_price_boundary(model, tokens))
 
 
 def breakdown_of(
-    body: Mapping[str, Any], request: Request, counter: TokenCounter, window: int, source: str
+    request: Request,
+    counter: TokenCounter,
+    window: int,
+    source: str,
+    model: ModelInfo | None = None,
 ) -> Breakdown:
-    """Meter ``request`` and hold it against ``window`` minus the body's output reserve."""
-    reserve = reserved_output(body)
-    # The window is honoured with or without an output limit in the body: with none,
-    # the whole window is the cap (max_input treats a base of `window` as the host cap).
-    cap = max_input(window, window, reserve) if window > 0 else 0
+    """Meter ``request`` and hold it against ``window`` minus its output reserve.
+
+    The reserve is the body's own output limit, else the model's maximum output
+    (``formats.input_cap``); the window is honoured either way.
+    """
+    default_output = (model.max_output_tokens or 0) if model else 0
+    cap = input_cap(request, window, default_output=default_output)
+    reserve = window - cap if window > 0 else output_reserve(request)
     report = meter_request(request, counter).snapshot(cap)
-    return Breakdown(source, request.format, counter.name, window, reserve, report)
+    price = _price(model, report.input)
+    return Breakdown(source, request.format, counter.name, window, reserve, report, price)
 
 
-def _parse(body: Any, format_name: str, source: str) -> Request:
+def load_request(path: str, format_value: str) -> Request:
+    """The request body at ``path`` (``-``: standard input), parsed (detected with auto)."""
+    body = read_json(path)
     if not isinstance(body, Mapping):
-        raise FormatError(f"{source!r} holds a JSON {type(body).__name__}, not a request object")
-    # TODO(enforce merge): parse_request(body, None) detects the format.
-    return parse_request(body, "openai" if format_name == AUTO_FORMAT else format_name)
+        raise FormatError(f"{path!r} holds a JSON {type(body).__name__}, not a request object")
+    return parse_request(body, format_name(format_value))
 
 
 @click.command()
 @click.argument("request_path", metavar="REQUEST.json")
 @format_option
+@model_option
 @click.option("--window", type=click.IntRange(min=1), default=None, help="Context window, tokens.")
 @counter_option
 @click.option("--json", "as_json", is_flag=True, help="Print the breakdown as JSON.")
 def context(
     request_path: str,
-    format_name: str,
+    format_value: str,
+    model_name: str | None,
     window: int | None,
     counter_spec: str | None,
     as_json: bool,
 ) -> None:
-    """Show a request's tokens by segment, free space, output reserve and pressure."""
-    body = read_json(request_path)
-    request = _parse(body, format_name, request_path)
-    breakdown = breakdown_of(
-        body, request, resolve_counter(counter_spec), window or 0, request_path
-    )
+    """Show a request's tokens by segment, free space, output reserve, pressure and price."""
+    if model_name and window:
+        raise click.UsageError("give --model NAME or --window N, not both")
+    request = load_request(request_path, format_value)
+    model = resolve_model(model_name)
+    if model is not None and model.context_window is None:
+        click.echo(f"note: the window of {model.name} is not known; give --window N", err=True)
+    size = window or (model.context_window or 0 if model else 0)
+    counter = resolve_counter(counter_spec, model)
+    breakdown = breakdown_of(request, counter, size, request_path, model)
     if as_json:
         click.echo(json.dumps(breakdown.to_json(), ensure_ascii=False, indent=2))
     else:

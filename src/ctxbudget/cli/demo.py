@@ -10,23 +10,25 @@ is refused, and the last request is shown as a ``/context`` breakdown.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import click
 from rich.console import Console
 from rich.text import Text
 
+from ctxbudget.archives import LedgerArchive
 from ctxbudget.cli.context import breakdown_of
 from ctxbudget.cli.options import ledger_option
 from ctxbudget.cli.render import bar, context_view, pressure_text
+from ctxbudget.compaction import Compacted, CompactionConfig, Compactor
 from ctxbudget.demo.agent import ScriptedAgent, SimulatedProvider
 from ctxbudget.demo.script import PASTED_LOG_TURN, SCRIPT, ModelCall
-from ctxbudget.enforce import BudgetConfig, enforce
+from ctxbudget.enforce import BudgetConfig, enforce_budget
 from ctxbudget.errors import BudgetExceeded
-from ctxbudget.formats import parse_request
-from ctxbudget.kernel import max_input
+from ctxbudget.formats import input_cap, parse_request
 from ctxbudget.ledger import Ledger, open_ledger
 from ctxbudget.meter import TokenMeter
+from ctxbudget.summaries import ExtractiveSummarizer, render_transcript
 from ctxbudget.testing import RecordingSink
 from ctxbudget.tokens import default_counter, get_counter
 
@@ -37,6 +39,8 @@ DEMO_WINDOW = 8_192
 _BAR = 24
 PROVIDER_COUNTER = "calibrated:cl100k"
 """The tokenizer profile the simulated provider counts with (the meter uses its own)."""
+_COMPACTION = CompactionConfig()
+"""The reference defaults: compact at 80 % of the window, keep 16 % of it verbatim."""
 
 
 @dataclass
@@ -49,8 +53,10 @@ class _Run:
     meter: TokenMeter
     provider: SimulatedProvider
     budget: BudgetConfig
+    compactor: Compactor
     calls: int = 0
     enforced_unchanged: int = 0
+    compactions: list[Compacted] = field(default_factory=list)
 
 
 def _new_session(ledger: Ledger) -> str:
@@ -70,24 +76,32 @@ def demo(ledger_url: str, window: int) -> None:
     with open_ledger(ledger_url) as ledger:
         session_id = _new_session(ledger)
         agent = ScriptedAgent(ledger, session_id)
-        cap = max_input(window, window, agent.body()["max_tokens"])
+        cap = input_cap(parse_request(agent.body()), window)
+        meter = TokenMeter(ledger, context_window=window)
+        compactor = Compactor(
+            ledger, meter, ExtractiveSummarizer(), LedgerArchive.per_session(ledger), _COMPACTION
+        )
         run = _Run(
             console=console,
             ledger=ledger,
             agent=agent,
-            meter=TokenMeter(ledger, context_window=window),
+            meter=meter,
             provider=SimulatedProvider(get_counter(PROVIDER_COUNTER)),
             budget=BudgetConfig(max_input_tokens=cap),
+            compactor=compactor,
         )
         _intro(run, ledger_url, window, cap)
         _play(run)
+        _retrieved(run)
         _refusal(run)
         _final_breakdown(run, window)
-        console.print(
-            f"\nthe session stays in the ledger: ctxbudget session history {session_id} "
-            f"--window {window} --ledger {ledger_url}",
-            markup=False,
-        )
+        if not ledger_url.startswith("memory:"):
+            console.print(
+                f"\nthe session stays in the ledger: ctxbudget session history {session_id} "
+                f"--window {window} --ledger {ledger_url}",
+                markup=False,
+                soft_wrap=True,
+            )
 
 
 def _intro(run: _Run, ledger_url: str, window: int, cap: int) -> None:
@@ -123,9 +137,7 @@ def _one_call(run: _Run, call: ModelCall) -> None:
     run.agent.begin_call()
     predicted = run.meter.measure(run.agent.session_id)
     body = run.agent.body()
-    sent = enforce(
-        body, run.budget, format="openai", counter=default_counter(), sink=RecordingSink()
-    )
+    sent = enforce_budget(body, run.budget, counter=default_counter(), sink=RecordingSink())
     run.enforced_unchanged += sent.body is body
     usage = run.provider.usage(sent.body, call)
     run.agent.finish_call(call, usage)
@@ -141,13 +153,70 @@ def _one_call(run: _Run, call: ModelCall) -> None:
     if call.tools:
         line.append(f" {call.tools[0].name}", style="dim")
     run.console.print(line, no_wrap=True, overflow="ellipsis")
+    _compact_if_needed(run)
+
+
+def _compact_if_needed(run: _Run) -> None:
+    outcome = run.compactor.compact_if_needed(run.agent.session_id)
+    if not isinstance(outcome, Compacted):
+        return
+    run.compactions.append(outcome)
+    run.agent.compacted(outcome.shadowed_seqs, outcome.message_seq)
+    run.provider.forget_cache()
+    window = run.meter.context_window
+    before = 100 * outcome.total_tokens_before / window
+    after = 100 * outcome.total_tokens_after / window
+    threshold = _COMPACTION.threshold_ratio
+    run.console.print(
+        f"  ↳ compaction: {before:.0f}% of the window reached the {threshold:.0%} threshold; "
+        f"{len(outcome.shadowed_seqs)} messages ({outcome.shadowed_tokens:,} tokens) became a "
+        f"{outcome.summary_tokens:,}-token extractive summary; now {after:.0f}%",
+        style="bold magenta",
+        highlight=False,
+    )
+    run.console.print(
+        f"    originals archived at {_short(outcome.locator)}",
+        style="magenta",
+        markup=False,
+        no_wrap=True,
+        overflow="ellipsis",
+    )
+
+
+def _short(locator: str, keep: int = 40) -> str:
+    """A long locator shown by its ends (the full one is printed where it is to be copied)."""
+    return locator if len(locator) <= keep else f"{locator[: keep - 12]}…{locator[-10:]}"
+
+
+def _retrieved(run: _Run) -> None:
+    run.console.rule("2. An original, retrieved from the archive")
+    if not run.compactions:
+        run.console.print("no compaction ran, so nothing was archived")
+        return
+    first = run.compactions[0]
+    archive = LedgerArchive(run.ledger, run.agent.session_id)
+    original = archive.retrieve(first.locator)
+    text = render_transcript(original.messages).splitlines()
+    run.console.print(
+        f"{_short(first.locator)} gives back the {len(original.messages)} messages exactly "
+        f"as logged; the first lines of {len(text):,}:",
+        markup=False,
+    )
+    for line in text[:6]:
+        run.console.print(f"  {line}", markup=False, no_wrap=True, overflow="ellipsis")
+    run.console.print(
+        f"all of it: ctxbudget archive '{first.locator}' --session {run.agent.session_id}",
+        markup=False,
+        style="dim",
+        soft_wrap=True,
+    )
 
 
 def _refusal(run: _Run) -> None:
     run.console.rule("3. A request that cannot fit")
     body = run.agent.body(extra_user=PASTED_LOG_TURN)
     try:
-        enforce(body, run.budget, format="openai", counter=default_counter(), sink=RecordingSink())
+        enforce_budget(body, run.budget, counter=default_counter(), sink=RecordingSink())
     except BudgetExceeded as refusal:
         run.console.print("the user pastes a whole CI log; the request is refused, not sent:")
         run.console.print(f"  [{refusal.code}] {refusal}", markup=False)
@@ -157,7 +226,6 @@ def _refusal(run: _Run) -> None:
 
 def _final_breakdown(run: _Run, window: int) -> None:
     run.console.rule("4. The last request, as /context shows it")
-    body = run.agent.body()
-    request = parse_request(body, "openai")
-    breakdown = breakdown_of(body, request, default_counter(), window, f"{run.agent.session_id}")
+    request = parse_request(run.agent.body())
+    breakdown = breakdown_of(request, default_counter(), window, run.agent.session_id)
     run.console.print(context_view(breakdown))

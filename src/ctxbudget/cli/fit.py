@@ -13,20 +13,27 @@ from pathlib import Path
 
 import click
 
+from ctxbudget.archives import FileArchive, Original
 from ctxbudget.cli.inputs import read_json, write_text
-from ctxbudget.cli.options import counter_option, format_option, resolve_counter
+from ctxbudget.cli.options import (
+    counter_option,
+    format_name,
+    format_option,
+    model_option,
+    resolve_counter,
+    resolve_model,
+)
 from ctxbudget.enforce import (
     BUDGET_EXCEEDED,
     STAGE_APPLIED,
     BudgetConfig,
     BudgetEvent,
-    DirectoryArchive,
     Enforced,
-    Original,
-    enforce,
+    enforce_budget,
     load_budget_config,
 )
 from ctxbudget.errors import ConfigError, InputUnreadableError
+from ctxbudget.models import next_price_tier
 
 __all__ = ["fit", "fit_alias"]
 
@@ -49,13 +56,18 @@ class _StderrSink:
 class _ListingArchive:
     """The archive enforcement writes to, listing each original it stored."""
 
-    inner: DirectoryArchive
+    inner: FileArchive
     stored: list[tuple[str, Original]] = field(default_factory=list)
 
     def store(self, original: Original) -> str:
+        """Store with the inner archive and remember what was stored."""
         locator = self.inner.store(original)
         self.stored.append((locator, original))
         return locator
+
+    def retrieve(self, locator: str) -> Original:
+        """The inner archive's original."""
+        return self.inner.retrieve(locator)
 
 
 def _archive(directory: str | None) -> _ListingArchive | None:
@@ -67,7 +79,7 @@ def _archive(directory: str | None) -> _ListingArchive | None:
             f"--archive {directory!r} is a file, not a directory; give a directory "
             "(it is created if missing)"
         )
-    return _ListingArchive(DirectoryArchive(path))
+    return _ListingArchive(FileArchive(path))
 
 
 def _config(config_path: str | None, max_input: int | None, sink: _StderrSink) -> BudgetConfig:
@@ -126,6 +138,7 @@ def _report(
 @click.option("--archive", "archive_dir", default=None, help="Keep stubbed originals in DIR.")
 @click.option("--cost-pressure", is_flag=True, help="Trim harder (the seed's cost pressure).")
 @format_option
+@model_option
 @counter_option
 def fit(
     request_path: str,
@@ -134,19 +147,29 @@ def fit(
     output: str,
     archive_dir: str | None,
     cost_pressure: bool,
-    format_name: str,
+    format_value: str,
+    model_name: str | None,
     counter_spec: str | None,
 ) -> None:
-    """Fit a request to its budget: write the body to send, or refuse (exit 3)."""
+    """Fit a request to its budget: write the body to send, or refuse (exit 3).
+
+    With --model, the model's window caps the budget (minus the output reserve) and a
+    request near its price cliff is trimmed as under cost pressure.
+    """
     sink = _StderrSink()
     config = _config(config_path, max_input, sink)
     archive = _archive(archive_dir)
+    model = resolve_model(model_name)
     body = read_json(request_path)
-    result = enforce(
+    cliff = next_price_tier(model, 0) if model is not None else None
+    result = enforce_budget(
         body,
         config,
-        format="anthropic" if format_name == "anthropic" else "openai",  # TODO(enforce): auto
-        counter=resolve_counter(counter_spec),
+        format=format_name(format_value),
+        counter=resolve_counter(counter_spec, model),
+        window=(model.context_window or 0) if model is not None else 0,
+        output_reserve=(model.max_output_tokens or 0) if model is not None else 0,
+        price_tier_tokens=cliff.above_tokens if cliff is not None else None,
         cost_pressure=cost_pressure,
         sink=sink,
         archive=archive,

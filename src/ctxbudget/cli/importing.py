@@ -7,36 +7,35 @@ past a file it cannot read, naming it (and the line) in one error line.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeRemainingColumn,
+)
 
 from ctxbudget.cli.exit_codes import ExitCode
 from ctxbudget.cli.options import ledger_option
 from ctxbudget.errors import ConflictError, CtxBudgetError, InputUnreadableError
 from ctxbudget.ledger import Ledger, open_ledger
+from ctxbudget.transcripts import TRANSCRIPT_FORMATS, ImportedSession, read_transcript
 
-__all__ = ["TRANSCRIPT_FORMATS", "import_command"]
+__all__ = ["import_command"]
 
-TRANSCRIPT_FORMATS = ("auto", "claude-code", "codex", "openai", "anthropic")
+_FORMAT_CHOICES = ("auto", *TRANSCRIPT_FORMATS)
 """What ``--format`` accepts; auto tells them apart by their content."""
 
 
-def _read_transcript(path: str, format_name: str) -> Sequence[Any]:
-    # TODO(meter merge): a plain import once ctxbudget.transcripts has landed on main.
-    transcripts = importlib.import_module("ctxbudget.transcripts")
-    sessions: Sequence[Any] = transcripts.read_transcript(path, format=format_name)
-    return sessions
-
-
 @contextmanager
-def _progress(paths: Sequence[str]) -> Iterator[tuple[Progress, Any]]:
+def _progress(paths: Sequence[str]) -> Iterator[tuple[Progress, TaskID]]:
     console = Console(stderr=True)
     progress = Progress(
         TextColumn("[bold]importing[/bold] {task.fields[file]}"),
@@ -59,7 +58,7 @@ def _size(path: str) -> int:
         return 0  # reported when it is read
 
 
-def _append(store: Ledger, imported: Any) -> str:
+def _append(store: Ledger, imported: ImportedSession) -> str:
     events = list(imported.events)
     try:
         store.append_many(imported.session_id, events, expected_revision=0)
@@ -91,14 +90,14 @@ def _error_line(path: str, error: CtxBudgetError) -> str:
 @click.option(
     "--format",
     "format_name",
-    type=click.Choice(TRANSCRIPT_FORMATS),
+    type=click.Choice(_FORMAT_CHOICES),
     default="auto",
     show_default=True,
     help="Transcript format; auto detects it from the file.",
 )
 @ledger_option
 def import_command(paths: tuple[str, ...], format_name: str, ledger_url: str) -> None:
-    """Import agent transcripts (Claude Code, Codex CLI, OpenAI or Anthropic JSON) into the ledger.
+    """Import agent transcripts (Claude Code, Codex CLI, OpenHands, OpenAI or Anthropic JSON).
 
     A file that cannot be read is reported on one line and the others are still
     imported; the exit status is then 1.
@@ -108,7 +107,7 @@ def import_command(paths: tuple[str, ...], format_name: str, ledger_url: str) ->
         for path in paths:
             progress.update(task, file=path)
             try:
-                for imported in _read_transcript(path, format_name):
+                for imported in read_transcript(path, format=format_name):
                     click.echo(_append(store, imported))
             except CtxBudgetError as error:
                 failed += 1

@@ -11,12 +11,11 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ctxbudget.kernel import CRITICAL_AT_PCT, TIGHT_AT_PCT, Pressure
-from ctxbudget.meter import Measurement
+from ctxbudget.kernel import CRITICAL_AT_PCT, TIGHT_AT_PCT, Pressure, classify
+from ctxbudget.meter import CallPrediction, Measurement
 
 if TYPE_CHECKING:
-    from ctxbudget.cli.context import Breakdown
-    from ctxbudget.cli.history import CallPoint
+    from ctxbudget.cli.context import Breakdown, Price
 
 __all__ = [
     "BAR_WIDTH",
@@ -83,12 +82,11 @@ def context_view(breakdown: Breakdown) -> RenderableType:
             table.add_row("▒ output reserve", f"{reserve:,}", _share(reserve, window), "")
         else:
             table.add_row("▒ output reserve", "-", "", Text("the body sets no output limit", "dim"))
-    return Group(
-        _title(breakdown),
-        _stacked_bar(breakdown, styles),
-        table,
-        _pressure_line(breakdown),
-    )
+    lines: list[RenderableType] = [_title(breakdown), _stacked_bar(breakdown, styles), table]
+    lines.append(_pressure_line(breakdown))
+    if breakdown.price is not None:
+        lines.append(_price_line(breakdown.price))
+    return Group(*lines)
 
 
 def _title(breakdown: Breakdown) -> Text:
@@ -134,6 +132,19 @@ def _pressure_line(breakdown: Breakdown) -> Text:
     return line
 
 
+def _price_line(price: Price) -> Text:
+    rate = price.tier.input_usd_per_mtok
+    line = Text(f"price ${price.usd:.4f} of input at ${rate}/Mtok ({price.model})")
+    upcoming = price.next_tier
+    if upcoming is not None:
+        line.append(
+            f"; near the price cliff: above {upcoming.above_tokens:,} input tokens the whole "
+            f"request costs ${upcoming.input_usd_per_mtok}/Mtok",
+            style="bold yellow",
+        )
+    return line
+
+
 def measurement_view(m: Measurement, title: str) -> RenderableType:
     """One measurement, one line per figure, with what each figure means."""
     grid = Table.grid(padding=(0, 2))
@@ -157,32 +168,45 @@ def measurement_view(m: Measurement, title: str) -> RenderableType:
     return Group(Text(title, style="bold"), grid)
 
 
-def history_chart(points: Sequence[CallPoint], window: int, title: str) -> RenderableType:
-    """Pressure after each call as a bar chart, the provider's prompt beside the prediction."""
+def _signed_error(call: CallPrediction) -> float | None:
+    reported = call.reported_tokens
+    if not reported or not call.anchored:
+        return None
+    return 100 * (call.predicted_tokens - reported) / reported
+
+
+def history_chart(calls: Sequence[CallPrediction], window: int, title: str) -> RenderableType:
+    """Each call's prompt as a bar of the window, the provider's report beside the prediction.
+
+    The bar is the prompt the provider reported (the prediction where it reported
+    nothing), coloured by its pressure level; the error is shown for calls whose
+    prediction stood on an earlier call's usage (what the meter's accuracy covers).
+    """
     table = Table(title=title, box=None, padding=(0, 1), header_style="bold")
-    for column in ("call", "seq", "predicted", "reported", "error", "after"):
+    for column in ("call", "seq", "predicted", "reported", "error", "share"):
         table.add_column(column, justify="right", no_wrap=True, min_width=len(column))
-    table.add_column("pressure after the call", no_wrap=True)
-    for number, point in enumerate(points, 1):
-        after = point.after
-        reported = point.reported_prompt
-        error = point.error_pct
-        chart = bar(after.total_tokens, window, _PRESSURE_STYLES[after.pressure], HISTORY_BAR)
-        chart.append(f" {after.pressure}", style="dim")
+    table.add_column("pressure at the call", no_wrap=True)
+    for number, call in enumerate(calls, 1):
+        reported = call.reported_tokens
+        prompt = reported if reported is not None else call.predicted_tokens
+        level = classify(prompt, window)
+        chart = bar(prompt, window, _PRESSURE_STYLES[level], HISTORY_BAR)
+        chart.append(f" {level}", style="dim")
+        error = _signed_error(call)
         table.add_row(
             str(number),
-            str(point.seq),
-            f"{point.predicted.total_tokens:,}",
+            str(call.seq),
+            f"{call.predicted_tokens:,}",
             f"{reported:,}" if reported is not None else "-",
             f"{error:+.1f}%" if error is not None else "-",
-            _share(after.total_tokens, window),
+            _share(prompt, window),
             chart,
         )
-    return Group(table, _error_summary(points))
+    return Group(table, _error_summary(calls))
 
 
-def _error_summary(points: Sequence[CallPoint]) -> Text:
-    errors = sorted(abs(e) for p in points if (e := p.error_pct) is not None)
+def _error_summary(calls: Sequence[CallPrediction]) -> Text:
+    errors = sorted(abs(e) for call in calls if (e := _signed_error(call)) is not None)
     if not errors:
         return Text("no call has both a usage anchor before it and its own usage: nothing to score")
     p95 = errors[min(len(errors) - 1, math.ceil(0.95 * len(errors)) - 1)]

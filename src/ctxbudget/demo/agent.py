@@ -38,6 +38,10 @@ class SimulatedProvider:
     counter: TokenCounter
     _last_prompt: int = 0
 
+    def forget_cache(self) -> None:
+        """The prompt's prefix changed (a compaction): nothing is cached any more."""
+        self._last_prompt = 0
+
     def usage(self, body: Mapping[str, Any], call: ModelCall) -> dict[str, int]:
         """The usage of answering ``body`` with ``call``."""
         prompt = meter_request(parse_request(body, "openai"), self.counter).total()
@@ -174,12 +178,14 @@ class ScriptedAgent:
                 (seq, {"role": "tool", "tool_call_id": event["data"]["call_id"], "content": output})
             )
 
-    def compacted(self, shadowed: Iterable[int], summary_seq: int, summary: str) -> None:
-        """After a compaction: the shadowed messages become one summary message."""
+    def compacted(self, shadowed: Iterable[int], message_seq: int) -> None:
+        """After a compaction: the shadowed messages become the replacing summary message."""
         hidden = set(shadowed)
         first = next(i for i, (seq, _) in enumerate(self.surface) if seq in hidden)
         kept = [(seq, m) for seq, m in self.surface if seq not in hidden]
-        kept.insert(first, (summary_seq, {"role": "user", "content": summary}))
+        (event,) = self.ledger.events(self.session_id, message_seq, message_seq + 1)
+        text = "\n".join(b["text"] for b in event.data["content"] if b.get("type") == "text")
+        kept.insert(first, (message_seq, {"role": "user", "content": text}))
         self.surface = kept
 
     def _end_turn(self) -> None:

@@ -20,7 +20,7 @@ from ctxbudget.errors import (
     TooFewItemsError,
     TooFewToSummarizeError,
 )
-from ctxbudget.kernel.apply import (
+from ctxbudget.kernel._apply import (
     SUMMARY_ITEM_ID,
     ApplyResult,
     AsyncItemArchive,

@@ -10,13 +10,7 @@ imported on first use.
 from typing import Any
 
 from ctxbudget.testing.archives import AsyncFakeArchive, FakeArchive
-from ctxbudget.testing.enforce import (
-    AsyncFakeOriginalsArchive,
-    AsyncFakeTurnSummarizer,
-    FakeOriginalsArchive,
-    FakeTurnSummarizer,
-    RecordingSink,
-)
+from ctxbudget.testing.enforce import RecordingSink
 from ctxbudget.testing.kernel import (
     AsyncFakeItemArchive,
     AsyncFakeItemSummarizer,
@@ -29,15 +23,11 @@ __all__ = [
     "AsyncFakeArchive",
     "AsyncFakeItemArchive",
     "AsyncFakeItemSummarizer",
-    "AsyncFakeOriginalsArchive",
     "AsyncFakeSummarizer",
-    "AsyncFakeTurnSummarizer",
     "FakeArchive",
     "FakeItemArchive",
     "FakeItemSummarizer",
-    "FakeOriginalsArchive",
     "FakeSummarizer",
-    "FakeTurnSummarizer",
     "LedgerConformance",
     "RecordingSink",
 ]
