@@ -35,6 +35,8 @@ ALLOWED = {
         "archives",
     },
     "transcripts": {"errors", "kernel", "content", "tokens", "formats", "ledger"},
+    # The demo's scripted session and agent loop: data and a simulated provider, below the CLI.
+    "demo": {"errors", "kernel", "content", "tokens", "formats", "ledger"},
 }
 """What each layer may import from ctxbudget, besides itself."""
 

@@ -7,6 +7,7 @@ says what went wrong and what to do about it (class, then ``code``)::
     ├── ConfigError                     config_invalid
     │   ├── UnknownCounterError         unknown_counter
     │   ├── ProfileError                profile_invalid
+    │   ├── InputUnreadableError        input_unreadable    (a file or stream that cannot be read)
     │   ├── MissingExtraError           missing_extra       (also an ImportError)
     │   ├── UnknownModelError           unknown_model
     │   └── ModelFactMissingError       model_fact_missing  (a known model, a fact not known)
@@ -66,6 +67,7 @@ __all__ = [
     "EmptyPlanError",
     "EventTooLargeError",
     "FormatError",
+    "InputUnreadableError",
     "InvalidEventError",
     "InvalidSessionIdError",
     "LedgerError",
@@ -123,6 +125,12 @@ class ProfileError(ConfigError):
     """A calibration profile that is missing, malformed or cannot be fitted."""
 
     code = "profile_invalid"
+
+
+class InputUnreadableError(ConfigError):
+    """A file or stream named as input that cannot be read or decoded; names it."""
+
+    code = "input_unreadable"
 
 
 class MissingExtraError(ConfigError, ImportError):
