@@ -22,12 +22,13 @@ class Proxy:
 
     url: str
     settings: ServerSettings
+    http: httpx.Client
 
     def get(self, path: str, **kwargs: Any) -> httpx.Response:
-        return httpx.get(self.url + path, timeout=10, **kwargs)
+        return self.http.get(self.url + path, **kwargs)
 
     def post(self, path: str, **kwargs: Any) -> httpx.Response:
-        return httpx.post(self.url + path, timeout=10, **kwargs)
+        return self.http.post(self.url + path, **kwargs)
 
     def session(self, session_id: str) -> dict[str, Any]:
         answer = self.get(f"/sessions/{session_id}")
@@ -37,8 +38,15 @@ class Proxy:
 
 
 @pytest.fixture(scope="module")
+def http() -> Iterator[httpx.Client]:
+    """One HTTP client for the module's tests and SDKs (building one costs ~0.1 s)."""
+    with httpx.Client(timeout=10) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
 def stub() -> Iterator[tuple[StubProvider, str]]:
-    provider = StubProvider(slow_seconds=3.0)
+    provider = StubProvider(slow_seconds=1.0)
     with serve_in_thread(provider.app()) as url:
         yield provider, url
 
@@ -47,7 +55,9 @@ MakeProxy = Callable[..., Proxy]
 
 
 @pytest.fixture
-def make_proxy(stub: tuple[StubProvider, str], tmp_path: Path) -> Iterator[MakeProxy]:
+def make_proxy(
+    stub: tuple[StubProvider, str], tmp_path: Path, http: httpx.Client
+) -> Iterator[MakeProxy]:
     """Start a proxy in front of the stub; keyword arguments go to ``ServerSettings``."""
     _, stub_url = stub
     with ExitStack() as stack:
@@ -59,10 +69,10 @@ def make_proxy(stub: tuple[StubProvider, str], tmp_path: Path) -> Iterator[MakeP
             options.setdefault("upstreams", {"openai": stub_url + "/v1", "anthropic": stub_url})
             options.setdefault("ledger_url", f"sqlite:///{tmp_path}/ledger-{count}.sqlite")
             options.setdefault("budget", BudgetConfig(max_input_tokens=100_000))
-            options.setdefault("upstream_timeout_s", 1.0)
+            options.setdefault("upstream_timeout_s", 0.5)
             settings = ServerSettings(**options)
             url = stack.enter_context(serve_in_thread(create_app(settings, summarizer=summarizer)))
-            return Proxy(url, settings)
+            return Proxy(url, settings, http)
 
         yield start
 
