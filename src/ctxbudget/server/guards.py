@@ -58,7 +58,11 @@ class GuardMiddleware:
         if refusal is not None:
             await _answer(send, refusal, shape)
             return
-        await self._app(scope, self._limited(receive), send)
+        body = await _read_body(receive, self._limit)
+        if body is None:
+            await _answer(send, RequestTooLargeError(self._limit), shape)
+            return
+        await self._app(scope, _replay(body, receive), send)
 
     def _refusal(self, path: str, shape: str, headers: Mapping[str, str]) -> CtxBudgetError | None:
         length = headers.get("content-length", "")
@@ -78,20 +82,37 @@ class GuardMiddleware:
             return UnauthorizedError(f"this server wants its token in {where}")
         return None
 
-    def _limited(self, receive: Receive) -> Receive:
-        seen = 0
-        limit = self._limit
 
-        async def limited() -> Message:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > limit:
-                    raise RequestTooLargeError(limit)
-            return message
+async def _read_body(receive: Receive, limit: int) -> bytes | None:
+    """The whole request body, or ``None`` once it passes ``limit`` bytes (a body sent
+    without a length, in chunks, is counted as it arrives)."""
+    parts: list[bytes] = []
+    seen = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return b"".join(parts)  # the client went away; the app will see the disconnect
+        chunk = message.get("body", b"")
+        seen += len(chunk)
+        if seen > limit:
+            return None
+        parts.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(parts)
 
-        return limited
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that gives the body read already, then whatever the client sends."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if sent:
+            return await receive()
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replay
 
 
 async def _answer(send: Send, error: CtxBudgetError, shape: ErrorShape) -> None:

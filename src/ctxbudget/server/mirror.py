@@ -93,7 +93,7 @@ def message_units(messages: Sequence[Message]) -> list[Unit]:
 def _event_digest(kind: str, data: Mapping[str, Any]) -> str | None:
     if kind == "context/message" and dict(data.get("source") or {}) == REWRITE_SOURCE:
         return None  # a placeholder matches no message
-    return _digest(kind, data)
+    return _digest(kind, _plain(data))
 
 
 @dataclass(frozen=True, slots=True)
