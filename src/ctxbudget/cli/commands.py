@@ -24,7 +24,7 @@ from ctxbudget.formats import FormatName, parse_request
 from ctxbudget.formats.metering import meter_request
 from ctxbudget.kernel import max_input
 from ctxbudget.ledger import DEFAULT_SQLITE_PATH, open_ledger
-from ctxbudget.meter import TokenMeter
+from ctxbudget.meter import TokenMeter, check_session
 from ctxbudget.tokens import TokenCounter, default_counter, get_counter
 
 __all__ = ["archive_show", "count", "enforce_command", "ledger", "measure", "meter"]
@@ -171,6 +171,22 @@ def append(session: str, events_path: str, url: str, expected_revision: int | No
     click.echo(
         f"appended {len(seqs)} events to {session!r}; revision {seqs[-1] + 1 if seqs else 0}"
     )
+
+
+@ledger.command("check")
+@click.argument("session")
+@click.option("--ledger", "url", default=_LEDGER_URL, show_default=True)
+@click.pass_context
+def check(ctx: click.Context, session: str, url: str) -> None:
+    """Report every event of a session the meter cannot fold (exit 1 if any)."""
+    with open_ledger(url) as store:
+        report = check_session(store, session)
+    for problem in report.problems:
+        click.echo(f"seq {problem.seq}\t{problem.type}\t{problem.rule}\t{problem.detail}")
+    verdict = "every event folds" if report.ok else f"{len(report.problems)} cannot be folded"
+    click.echo(f"session {session!r}: {report.events} events, {verdict}")
+    if not report.ok:
+        ctx.exit(1)
 
 
 @click.command()

@@ -7,6 +7,7 @@ the model-visible surface costs.
 
 from ctxbudget.errors import ReplayError
 from ctxbudget.meter.headers import RequestHeader, canonical_header, headers_equal
+from ctxbudget.meter.log_check import LogCheck, LogProblem, check_session
 from ctxbudget.meter.measurement import Baseline, Measurement, Usage
 from ctxbudget.meter.nodes import Node, NodeVector
 from ctxbudget.meter.token_meter import DEFAULT_CONTEXT_WINDOW, TokenMeter
@@ -14,6 +15,8 @@ from ctxbudget.meter.token_meter import DEFAULT_CONTEXT_WINDOW, TokenMeter
 __all__ = [
     "DEFAULT_CONTEXT_WINDOW",
     "Baseline",
+    "LogCheck",
+    "LogProblem",
     "Measurement",
     "Node",
     "NodeVector",
@@ -22,5 +25,6 @@ __all__ = [
     "TokenMeter",
     "Usage",
     "canonical_header",
+    "check_session",
     "headers_equal",
 ]
