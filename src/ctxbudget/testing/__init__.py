@@ -1,8 +1,8 @@
 """Public test doubles for ctxbudget's extension points.
 
 Use them in your own tests as you would use httpx's ``MockTransport``.
-``LedgerConformance`` (the suite every ledger store passes) needs pytest and is
-imported on first use.
+``LedgerConformance`` and ``AsyncLedgerConformance`` (the suites every ledger store
+passes) need pytest and are imported on first use.
 """
 
 from typing import Any
@@ -26,6 +26,7 @@ __all__ = [
     "AsyncFakeOriginalsArchive",
     "AsyncFakeSummarizer",
     "AsyncFakeTurnSummarizer",
+    "AsyncLedgerConformance",
     "FakeArchive",
     "FakeOriginalsArchive",
     "FakeSummarizer",
@@ -41,4 +42,8 @@ def __getattr__(name: str) -> Any:
         from ctxbudget.testing.ledger import LedgerConformance
 
         return LedgerConformance
+    if name == "AsyncLedgerConformance":
+        from ctxbudget.testing.async_ledger import AsyncLedgerConformance
+
+        return AsyncLedgerConformance
     raise AttributeError(f"module 'ctxbudget.testing' has no attribute {name!r}")
