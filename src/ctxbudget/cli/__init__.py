@@ -1,6 +1,6 @@
 """The ``ctxbudget`` command: a thin shell over the public API."""
 
-from ctxbudget.cli.main import main
+from ctxbudget.cli.app import main
 
 __all__ = [
     "main",

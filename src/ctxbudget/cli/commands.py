@@ -10,14 +10,14 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from ctxbudget.archives import FileArchive
 from ctxbudget.cli.inputs import read_events, read_json, read_text, reserved_output
 from ctxbudget.cli.render import measurement_table, segment_table
 from ctxbudget.enforce import (
     BUDGET_EXCEEDED,
     BudgetConfig,
     BudgetEvent,
-    DirectoryArchive,
-    enforce,
+    enforce_budget,
     load_budget_config,
 )
 from ctxbudget.formats import FormatName, parse_request
@@ -25,6 +25,7 @@ from ctxbudget.formats.metering import meter_request
 from ctxbudget.kernel import max_input
 from ctxbudget.ledger import DEFAULT_SQLITE_PATH, open_ledger
 from ctxbudget.meter import TokenMeter, check_session
+from ctxbudget.summaries import render_transcript
 from ctxbudget.tokens import TokenCounter, default_counter, get_counter
 
 __all__ = ["archive_show", "count", "enforce_command", "ledger", "measure", "meter"]
@@ -99,14 +100,14 @@ def enforce_command(
     config = load_budget_config(config_path, sink=sink) if config_path else BudgetConfig()
     if budget is not None:
         config = replace(config, max_input_tokens=budget)
-    result = enforce(
+    result = enforce_budget(
         body,
         config,
         format=_format(format_),
         counter=_counter(spec),
         cost_pressure=cost_pressure,
         sink=sink,
-        archive=DirectoryArchive(archive_dir) if archive_dir else None,
+        archive=FileArchive(archive_dir) if archive_dir else None,
     )
     stages = ",".join(result.info.stages) or "none"
     click.echo(
@@ -130,7 +131,8 @@ class _StderrSink:
 @click.option("--dir", "archive_dir", required=True, help="The directory given to enforce.")
 def archive_show(handle: str, archive_dir: str) -> None:
     """Print an original that enforcement archived, by the handle in its stub."""
-    click.echo(DirectoryArchive(archive_dir).get(handle).text)
+    original = FileArchive(archive_dir).retrieve(handle)
+    click.echo(render_transcript(original.messages))
 
 
 @click.group()

@@ -18,7 +18,7 @@ from rich.table import Table
 
 from ctxbudget.cli.render import measurement_table, segment_table
 from ctxbudget.demo.session import demo_session_events, next_user_turn
-from ctxbudget.enforce import BudgetConfig, BudgetEvent, enforce
+from ctxbudget.enforce import BudgetConfig, BudgetEvent, enforce_budget
 from ctxbudget.errors import BudgetExceeded
 from ctxbudget.formats import parse_request
 from ctxbudget.formats.metering import meter_request
@@ -83,7 +83,7 @@ def _show_enforcement(
     events = _EventList()
     budget = estimate * 3 // 4
     config = BudgetConfig(max_input_tokens=budget)
-    result = enforce(body, config, format="openai", counter=counter, sink=events)
+    result = enforce_budget(body, config, format="openai", counter=counter, sink=events)
     stages = ", ".join(result.info.stages) or "none"
     console.print(
         f"budget {budget}: {result.estimate_before} -> {result.estimate_after} tokens, "
@@ -92,7 +92,7 @@ def _show_enforcement(
     )
     tiny = estimate // 10
     try:
-        enforce(
+        enforce_budget(
             body,
             replace(config, max_input_tokens=tiny),
             format="openai",

@@ -43,7 +43,7 @@ __all__ = [
     "run_recipe_async",
 ]
 
-T = TypeVar("T")
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +76,7 @@ class Commit:
 
 
 StoreQuery: TypeAlias = Query | Revision | LoadState | ReadRange | Commit
-Recipe: TypeAlias = Generator[StoreQuery, Any, T]
+Recipe: TypeAlias = Generator[StoreQuery, Any, _T]
 
 
 class SessionStore(Protocol):
@@ -182,7 +182,7 @@ def _answer(store: SessionStore | AsyncSessionStore, query: StoreQuery) -> Any:
     raise TypeError(f"unknown store query {query!r}")  # pragma: no cover
 
 
-def run_recipe(recipe: Recipe[T], store: SessionStore) -> T:
+def run_recipe(recipe: Recipe[_T], store: SessionStore) -> _T:
     """Drive ``recipe`` against a sync store; its result."""
     try:
         query = next(recipe)
@@ -192,7 +192,7 @@ def run_recipe(recipe: Recipe[T], store: SessionStore) -> T:
         return done.value  # type: ignore[no-any-return]
 
 
-async def run_recipe_async(recipe: Recipe[T], store: AsyncSessionStore) -> T:
+async def run_recipe_async(recipe: Recipe[_T], store: AsyncSessionStore) -> _T:
     """Drive ``recipe`` against an async store; its result."""
     try:
         query = next(recipe)

@@ -6,7 +6,10 @@ the model-visible surface costs.
 """
 
 from ctxbudget.errors import ReplayError
+from ctxbudget.meter.anchor_rule import MIN_PLAUSIBLE_USAGE_RATIO, UsageVerdict
+from ctxbudget.meter.fold_cache import DEFAULT_FOLD_CACHE_BYTES
 from ctxbudget.meter.headers import RequestHeader, canonical_header, headers_equal
+from ctxbudget.meter.history import CallPrediction
 from ctxbudget.meter.log_check import LogCheck, LogProblem, check_session
 from ctxbudget.meter.measurement import Baseline, Measurement, Usage
 from ctxbudget.meter.nodes import Node, NodeVector
@@ -14,7 +17,10 @@ from ctxbudget.meter.token_meter import DEFAULT_CONTEXT_WINDOW, TokenMeter
 
 __all__ = [
     "DEFAULT_CONTEXT_WINDOW",
+    "DEFAULT_FOLD_CACHE_BYTES",
+    "MIN_PLAUSIBLE_USAGE_RATIO",
     "Baseline",
+    "CallPrediction",
     "LogCheck",
     "LogProblem",
     "Measurement",
@@ -24,6 +30,7 @@ __all__ = [
     "RequestHeader",
     "TokenMeter",
     "Usage",
+    "UsageVerdict",
     "canonical_header",
     "check_session",
     "headers_equal",

@@ -23,6 +23,7 @@ from ctxbudget.ledger.vocabulary import (
     STEP_START,
     TOOL_RESULT,
 )
+from ctxbudget.meter.anchor_rule import AnchorRule, UsageVerdict, usage_trusted
 from ctxbudget.meter.assembler import assemble_blocks
 from ctxbudget.meter.headers import RequestHeader, canonical_header, headers_equal
 from ctxbudget.meter.measurement import Baseline, Usage
@@ -35,6 +36,7 @@ __all__ = [
     "Anchor",
     "FoldError",
     "FoldState",
+    "OpenStep",
     "PricedHeader",
     "Pricing",
     "UsageGrowth",
@@ -55,7 +57,11 @@ class FoldError(Exception):
 
 
 class Pricing(Protocol):
-    """How the fold prices messages and headers (the meter's counter and overheads)."""
+    """How the fold prices messages and headers (the meter's counter and overheads),
+    and which usage it lets anchor (``anchor_rule``)."""
+
+    @property
+    def anchor_rule(self) -> AnchorRule: ...
 
     def message(self, message: Message) -> int: ...
 
@@ -72,11 +78,13 @@ class PricedHeader:
 
 @dataclass(frozen=True, slots=True)
 class Anchor:
-    """The latest successful call: its envelope, the surface it saw, its baseline."""
+    """The latest successful call: its envelope, the surface it saw, its baseline, and
+    what the anchor rule made of its usage."""
 
     header: PricedHeader | None
     surface_tokens: int
     baseline: Baseline
+    verdict: UsageVerdict = "no-usage"
 
 
 # A persistent list of the open step's chunks, newest first: O(1) to extend and share.
@@ -294,10 +302,10 @@ def _anchor(
     usage = Usage.from_json(usage_json)
     surface = step.surface_tokens + _provider_output_tokens(event, step, price, pricing, lookup)
     estimated = header_tokens + surface
-    if usage.total_tokens >= estimated:
-        return Anchor(header, surface, Baseline("usage", usage.total_tokens, usage))
-    # Usage below the full heuristic price is never trusted as an anchor.
-    return Anchor(header, surface, Baseline("estimated", estimated))
+    verdict = pricing.anchor_rule.judge(usage.total_tokens, estimated)
+    if usage_trusted(verdict):
+        return Anchor(header, surface, Baseline("usage", usage.total_tokens, usage), verdict)
+    return Anchor(header, surface, Baseline("estimated", estimated), verdict)
 
 
 def _provider_output_tokens(

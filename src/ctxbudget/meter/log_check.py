@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from ctxbudget.errors import CorruptEventError
 from ctxbudget.ledger import Event, LedgerReader
+from ctxbudget.meter.anchor_rule import AnchorRule
 from ctxbudget.meter.fold import FoldError, FoldState, fold_event
 from ctxbudget.meter.token_meter import _Pricing
 from ctxbudget.tokens import SEED_OVERHEADS, Chars4Counter
@@ -50,7 +51,7 @@ def check_session(ledger: LedgerReader, session_id: str) -> LogCheck:
     Prices do not matter here, so the fold runs with ``Chars4Counter``. A row the
     store cannot decode ends the check with a ``corrupt-row`` problem at its seq.
     """
-    pricing = _Pricing(Chars4Counter(), SEED_OVERHEADS)
+    pricing = _Pricing(Chars4Counter(), SEED_OVERHEADS, AnchorRule(trust_lower_usage=False))
     state, problems = FoldState(), []
     known: dict[int, Event] = {}
 

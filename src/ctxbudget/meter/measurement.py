@@ -8,9 +8,15 @@ from typing import Any, Literal
 
 from ctxbudget.kernel import Pressure
 from ctxbudget.ledger.vocabulary import USAGE_FIELDS
+from ctxbudget.meter.anchor_rule import UsageVerdict
 from ctxbudget.meter.nodes import Node
 
-__all__ = ["Baseline", "Measurement", "Usage"]
+__all__ = [
+    "NO_BASELINE",
+    "Baseline",
+    "Measurement",
+    "Usage",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +83,8 @@ class Measurement:
     ``nodes`` prices the current surface head to tail; ``surface_tokens`` is their sum.
     ``delta_scale`` is the factor the priced delta was multiplied by: the session's
     learned correction when the meter calibrates from usage, otherwise 1.0.
+    ``usage_verdict`` says what the anchor rule made of the latest call's usage for
+    this envelope: whether it anchors ``baseline`` and why (``docs/meter.md``).
     """
 
     log_revision: int
@@ -88,3 +96,4 @@ class Measurement:
     capacity: int
     pressure: Pressure
     delta_scale: float = 1.0
+    usage_verdict: UsageVerdict = "no-usage"

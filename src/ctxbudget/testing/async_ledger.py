@@ -28,7 +28,7 @@ from ctxbudget.errors import ConfigError, ConflictError, InvalidEventError
 from ctxbudget.ledger import AsyncLedger
 from ctxbudget.testing.ledger import BRICKS, assistant, replace_event, user
 
-__all__ = ["AsyncLedgerConformance", "AsyncLedgerFactory"]
+__all__ = ["AsyncLedgerConformance", "AsyncLedgerFactory", "run_with"]
 
 AsyncLedgerFactory = Callable[[], Awaitable[AsyncLedger]]
 Opener = Callable[[], Awaitable[AsyncLedger]]

@@ -99,6 +99,7 @@ def tool_result(call_id: str, text: str, **extra: Any) -> dict[str, Any]:
 def replace_event(
     event: dict[str, Any], start: int, end: int, sources: list[int]
 ) -> dict[str, Any]:
+    """``event`` as a replace of the surface span ``start``..``end``, citing ``sources``."""
     return {
         **event,
         "surface_op": {"op": "replace", "start": start, "end": end},

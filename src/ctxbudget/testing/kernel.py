@@ -1,4 +1,4 @@
-"""Fakes for the kernel's ``Archive`` and ``Summarizer`` protocols (sync and async)."""
+"""Fakes for the kernel's item-level ``ItemArchive`` and ``ItemSummarizer`` (sync and async)."""
 
 from __future__ import annotations
 
@@ -8,15 +8,15 @@ from dataclasses import dataclass, field
 from ctxbudget.kernel import Item, Locator, Summary
 
 __all__ = [
-    "AsyncFakeArchive",
-    "AsyncFakeSummarizer",
-    "FakeArchive",
-    "FakeSummarizer",
+    "AsyncFakeItemArchive",
+    "AsyncFakeItemSummarizer",
+    "FakeItemArchive",
+    "FakeItemSummarizer",
 ]
 
 
 @dataclass
-class FakeArchive:
+class FakeItemArchive:
     """Keeps archived batches in memory; ``fail_with`` makes every call raise it."""
 
     batches: list[tuple[Item, ...]] = field(default_factory=list)
@@ -37,7 +37,7 @@ class FakeArchive:
 
 
 @dataclass
-class FakeSummarizer:
+class FakeItemSummarizer:
     """Summarizes to ``"summary of <ids>"`` costing ``tokens``; ``fail_with`` makes it raise."""
 
     tokens: int = 10
@@ -53,22 +53,22 @@ class FakeSummarizer:
 
 
 @dataclass
-class AsyncFakeArchive:
-    """``FakeArchive`` for ``apply_async``."""
+class AsyncFakeItemArchive:
+    """``FakeItemArchive`` for ``apply_async``."""
 
-    inner: FakeArchive = field(default_factory=FakeArchive)
+    inner: FakeItemArchive = field(default_factory=FakeItemArchive)
 
     async def archive(self, items: Sequence[Item]) -> Locator:
-        """Same as ``FakeArchive.archive``."""
+        """Same as ``FakeItemArchive.archive``."""
         return self.inner.archive(items)
 
 
 @dataclass
-class AsyncFakeSummarizer:
-    """``FakeSummarizer`` for ``apply_async``."""
+class AsyncFakeItemSummarizer:
+    """``FakeItemSummarizer`` for ``apply_async``."""
 
-    inner: FakeSummarizer = field(default_factory=FakeSummarizer)
+    inner: FakeItemSummarizer = field(default_factory=FakeItemSummarizer)
 
     async def summarize(self, leading: Sequence[Item]) -> Summary:
-        """Same as ``FakeSummarizer.summarize``."""
+        """Same as ``FakeItemSummarizer.summarize``."""
         return self.inner.summarize(leading)

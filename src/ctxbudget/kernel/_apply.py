@@ -7,7 +7,7 @@ retried; the reverse order could lose both.
 
 Every check runs before the archive is called: a refused ``apply`` has no side
 effects. The kernel orchestrates; producing the summary and storing originals are
-capabilities the host plugs in (``Summarizer``, ``Archive``).
+capabilities the host plugs in (``ItemSummarizer``, ``ItemArchive``).
 """
 
 from __future__ import annotations
@@ -29,12 +29,12 @@ from ctxbudget.kernel.plan import Plan
 __all__ = [
     "SUMMARY_ITEM_ID",
     "ApplyResult",
-    "Archive",
-    "AsyncArchive",
-    "AsyncSummarizer",
+    "AsyncItemArchive",
+    "AsyncItemSummarizer",
     "Item",
+    "ItemArchive",
+    "ItemSummarizer",
     "Locator",
-    "Summarizer",
     "Summary",
     "apply",
     "apply_async",
@@ -68,8 +68,13 @@ class Summary:
 
 
 @runtime_checkable
-class Archive(Protocol):
-    """Stores the originals before they are summarized away."""
+class ItemArchive(Protocol):
+    """Stores the originals of item references before they are summarized away.
+
+    Item-level: it receives ids and sizes, never content (the host resolves ids).
+    Content-level archives are ``ctxbudget.archives.Archive``; adapt one to this
+    protocol to use it with ``apply``.
+    """
 
     def archive(self, items: Sequence[Item]) -> Locator:
         """Store ``items`` durably and return a locator to get them back."""
@@ -77,8 +82,12 @@ class Archive(Protocol):
 
 
 @runtime_checkable
-class Summarizer(Protocol):
-    """Turns the leading items into one summary."""
+class ItemSummarizer(Protocol):
+    """Turns the leading item references into one summary.
+
+    Item-level, like ``ItemArchive``; the content-level summarizer is
+    ``ctxbudget.summaries.Summarizer``.
+    """
 
     def summarize(self, leading: Sequence[Item]) -> Summary:
         """Summarize ``leading`` (already checked against the plan)."""
@@ -86,8 +95,8 @@ class Summarizer(Protocol):
 
 
 @runtime_checkable
-class AsyncArchive(Protocol):
-    """``Archive`` for async hosts."""
+class AsyncItemArchive(Protocol):
+    """``ItemArchive`` for async hosts."""
 
     async def archive(self, items: Sequence[Item]) -> Locator:
         """Store ``items`` durably and return a locator to get them back."""
@@ -95,8 +104,8 @@ class AsyncArchive(Protocol):
 
 
 @runtime_checkable
-class AsyncSummarizer(Protocol):
-    """``Summarizer`` for async hosts."""
+class AsyncItemSummarizer(Protocol):
+    """``ItemSummarizer`` for async hosts."""
 
     async def summarize(self, leading: Sequence[Item]) -> Summary:
         """Summarize ``leading`` (already checked against the plan)."""
@@ -134,8 +143,8 @@ def apply(
     plan: Plan,
     leading: Sequence[Item],
     tail: Sequence[Item],
-    archive: Archive | None,
-    summarizer: Summarizer | None,
+    archive: ItemArchive | None,
+    summarizer: ItemSummarizer | None,
 ) -> ApplyResult:
     """Compact: check, archive ``leading``, summarize it, then splice summary + ``tail``.
 
@@ -162,8 +171,8 @@ async def apply_async(
     plan: Plan,
     leading: Sequence[Item],
     tail: Sequence[Item],
-    archive: AsyncArchive | None,
-    summarizer: AsyncSummarizer | None,
+    archive: AsyncItemArchive | None,
+    summarizer: AsyncItemSummarizer | None,
 ) -> ApplyResult:
     """``apply`` for async archives and summarizers; same checks, same order."""
     _check(plan, leading, tail, archive, summarizer)
