@@ -488,6 +488,18 @@ class LedgerConformance:
         assert ledger.revision("s") == len(prefix)
         assert_measurable(ledger, "s")
 
+    def test_a_long_stream_is_cited_whole(self, ledger: Ledger) -> None:
+        """An assistant/message citing thousands of chunks, and a replace hiding thousands of
+        seqs, are checked and stored (no store limit on how many seqs one event names)."""
+        chunks = [chunk_event({"type": "text-delta", "index": 0, "text": "t"})] * 2_000
+        ledger.append_many("s", [step_event("start", 1, 1), *chunks])
+        reply = _with_usage(_USAGE, list(range(1, 2_001)))
+        ledger.append_many("s", [reply, step_event("end", 1, 1)])
+        ledger.append_many("s", [user(str(n)) for n in range(1_500)])
+        hidden = list(range(2_003, 3_503))
+        assert ledger.append("s", replace_event(user("sum"), 2_003, 3_502, hidden)) == 3_503
+        assert_measurable(ledger, "s")
+
     def test_a_crashed_step_is_closed_with_an_aborted_step_end(self, ledger: Ledger) -> None:
         """step/end with aborted: true closes the open step; with none open it is a no-op."""
         ledger.append_many("s", [user("go"), step_event("start", 1, 1)])
