@@ -180,6 +180,7 @@ class SessionPlanner:
         self._revision, self._step = state.revision, state.step
         self._overlay = _Overlay(state.revision)
         self._events: dict[int, Event] = {}
+        # The span the replace just checked hides; _apply of that same event consumes it.
         self._pending_span: list[SurfaceEntry] = []
 
     @property
