@@ -31,6 +31,7 @@ from ctxbudget.meter.nodes import Node, NodeVector
 
 __all__ = [
     "CALIBRATION_PRIOR_TOKENS",
+    "MAX_ANSWER_RATIO",
     "MAX_DELTA_SCALE",
     "MAX_ENVELOPE_ANCHORS",
     "MIN_CALIBRATION_TOKENS",
@@ -163,6 +164,9 @@ class UsageGrowth:
 
 MIN_CALIBRATION_TOKENS: Final = 5_000
 """Priced growth a session needs before its growth rescales the priced delta."""
+MAX_ANSWER_RATIO: Final = 1.5
+"""Reported over priced output beyond which (or below whose inverse) an answer is not
+evidence of the tokenizer."""
 CALIBRATION_PRIOR_TOKENS: Final = 300
 """The weight, in priced tokens, of the prior that the counter is right (ratio 1)
 against which plain-text answers are weighed."""
@@ -314,8 +318,9 @@ def _grown(
 def _answered(growth: UsageGrowth, anchor: Anchor, step: OpenStep, event: Event) -> UsageGrowth:
     """Add a plain-text answer's reported output against its priced text. Answers with
     tool calls or reasoning are left out (providers count their framing and hidden
-    reasoning apart from the text), and so is a ratio outside the scale's bounds: an
-    answer whose count cannot describe its text."""
+    reasoning apart from the text), and so is a ratio beyond ``MAX_ANSWER_RATIO``
+    either way: tokenizers differ by less, so such a count holds more than the text
+    (reasoning the log does not show)."""
     usage = anchor.baseline.usage
     content = event.data.get("content") or ()
     if anchor.baseline.kind != "usage" or usage is None or usage.reasoning_tokens:
@@ -323,7 +328,7 @@ def _answered(growth: UsageGrowth, anchor: Anchor, step: OpenStep, event: Event)
     if not content or any(block.get("type") != "text" for block in content):
         return growth
     priced = anchor.surface_tokens - step.surface_tokens
-    if priced <= 0 or not MIN_DELTA_SCALE <= usage.output_tokens / priced <= MAX_DELTA_SCALE:
+    if priced <= 0 or not 1 / MAX_ANSWER_RATIO <= usage.output_tokens / priced <= MAX_ANSWER_RATIO:
         return growth
     return growth.answered(usage.output_tokens, priced)
 
