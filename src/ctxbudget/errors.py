@@ -7,7 +7,10 @@ says what went wrong and what to do about it (class, then ``code``)::
     ├── ConfigError                     config_invalid
     │   ├── UnknownCounterError         unknown_counter
     │   ├── ProfileError                profile_invalid
-    │   └── MissingExtraError           missing_extra       (also an ImportError)
+    │   ├── InputUnreadableError        input_unreadable    (a file or stream that cannot be read)
+    │   ├── MissingExtraError           missing_extra       (also an ImportError)
+    │   ├── UnknownModelError           unknown_model
+    │   └── ModelFactMissingError       model_fact_missing  (a known model, a fact not known)
     ├── PlanRefusedError                plan_refused
     │   ├── TooFewItemsError            too_few_items
     │   ├── CutoffTooLowError           cutoff_too_low
@@ -36,6 +39,7 @@ says what went wrong and what to do about it (class, then ``code``)::
     │       └── StoreUnavailableError   store_unavailable
     ├── ReplayError                     replay_error        (a logged event the meter cannot fold)
     ├── FormatError                     format_error        (a request body that is not valid)
+    ├── TranscriptError                 transcript_invalid  (an agent transcript it cannot read)
     └── BudgetExceeded                  budget_exceeded     (nothing can make the prompt fit)
 
 Catch ``CtxBudgetError`` to handle all of them; match on ``code`` in logs and
@@ -63,11 +67,13 @@ __all__ = [
     "EmptyPlanError",
     "EventTooLargeError",
     "FormatError",
+    "InputUnreadableError",
     "InvalidEventError",
     "InvalidSessionIdError",
     "LedgerError",
     "LocatorError",
     "MissingExtraError",
+    "ModelFactMissingError",
     "NotWiredError",
     "PlanInconsistentError",
     "PlanMismatchError",
@@ -81,7 +87,9 @@ __all__ = [
     "SummaryNotSmallerError",
     "TooFewItemsError",
     "TooFewToSummarizeError",
+    "TranscriptError",
     "UnknownCounterError",
+    "UnknownModelError",
 ]
 
 
@@ -119,6 +127,12 @@ class ProfileError(ConfigError):
     code = "profile_invalid"
 
 
+class InputUnreadableError(ConfigError):
+    """A file or stream named as input that cannot be read or decoded; names it."""
+
+    code = "input_unreadable"
+
+
 class MissingExtraError(ConfigError, ImportError):
     """An optional dependency is not installed; the message names the extra to install."""
 
@@ -132,6 +146,33 @@ class MissingExtraError(ConfigError, ImportError):
             f"{feature} needs the optional module {module!r}, which is not installed; "
             f"install it with: pip install 'ctxbudget[{extra}]'"
         )
+
+
+class UnknownModelError(ConfigError):
+    """A model name the model database does not know; nothing is guessed for it."""
+
+    code = "unknown_model"
+
+    def __init__(self, model: str, *, source: str, suggestions: Sequence[str] = ()) -> None:
+        self.model = model
+        self.suggestions = tuple(suggestions)
+        hint = f" (did you mean {', '.join(map(repr, self.suggestions))}?)" if suggestions else ""
+        super().__init__(
+            f"unknown model {model!r}: {source} has no context window or prices for it{hint}; "
+            "check the spelling, upgrade genai-prices for newer models, or give the window "
+            "and counter yourself (e.g. --window and --counter)"
+        )
+
+
+class ModelFactMissingError(ConfigError):
+    """A known model whose database entry lacks a figure a caller asked for."""
+
+    code = "model_fact_missing"
+
+    def __init__(self, model: str, fact: str, remedy: str) -> None:
+        self.model = model
+        self.fact = fact
+        super().__init__(f"the model database does not give the {fact} of {model!r}; {remedy}")
 
 
 # -- compaction planning (kernel) ------------------------------------------------------------
@@ -360,9 +401,17 @@ class ConflictError(LedgerError):
 
 
 class InvalidEventError(LedgerError):
-    """An event that breaks the ledger's append rules. Nothing was written."""
+    """An event that breaks the ledger's append rules. Nothing was written.
+
+    ``rule`` names the broken rule (a stable id listed in ``docs/events.md``, e.g.
+    ``"step-open"``); the message says what to send instead.
+    """
 
     code = "invalid_event"
+
+    def __init__(self, message: str, rule: str = "event-shape") -> None:
+        self.rule = rule
+        super().__init__(f"{message} [rule: {rule}]")
 
 
 class EventTooLargeError(InvalidEventError):
@@ -375,7 +424,8 @@ class EventTooLargeError(InvalidEventError):
         self.limit = limit
         super().__init__(
             f"event is {size} bytes of JSON, over the limit of {limit}; nothing was written: "
-            "archive the large content elsewhere and log a reference to it"
+            "archive the large content elsewhere and log a reference to it",
+            rule="event-size",
         )
 
 
@@ -430,6 +480,20 @@ class FormatError(CtxBudgetError):
     """A provider request body that is not valid for its format."""
 
     code = "format_error"
+
+
+class TranscriptError(CtxBudgetError):
+    """An agent transcript that cannot be read; ``path`` and ``line`` say where
+    (``line`` is 1-based, ``None`` when the problem is the file as a whole)."""
+
+    code = "transcript_invalid"
+
+    def __init__(self, path: str, line: int | None, problem: str) -> None:
+        self.path = path
+        self.line = line
+        self.problem = problem
+        where = path if line is None else f"{path}:{line}"
+        super().__init__(f"{where}: {problem}")
 
 
 class BudgetExceeded(CtxBudgetError):

@@ -21,7 +21,7 @@ from ctxbudget.content import ImageBlock, Message, TextBlock, ToolCallBlock, Unk
 from ctxbudget.errors import ArchiveError, LocatorError
 from ctxbudget.ledger import MemoryLedger, ThreadedAsyncLedger
 from ctxbudget.testing import AsyncFakeArchive, FakeArchive
-from ctxbudget.testing.ledger import assistant, tool_result, user
+from ctxbudget.testing.ledger import assistant_message, tool_result, user
 
 ORIGINAL = Original(
     "turns",
@@ -103,7 +103,7 @@ def _session(ledger: MemoryLedger, sid: str, word: str) -> list[int]:
         [
             user(f"{word} question"),
             {"type": "step/start", "data": {"turn": 1, "step": 1}},
-            assistant(f"{word} answer"),
+            assistant_message(f"{word} answer"),
             {"type": "tool/call", "data": {"call_id": "c1", "name": "grep"}},
             tool_result("c1", f"{word} output"),
             {"type": "step/end", "data": {"turn": 1, "step": 1}},
