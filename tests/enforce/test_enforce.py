@@ -514,3 +514,26 @@ def test_the_format_is_detected_and_reported() -> None:
     conv = tool_conversation(outputs=3, size=100)
     assert _enforce(anthropic_body(conv), config(10**6)).format == "anthropic"
     assert _enforce(openai_body(conv), config(10**6)).format == "openai"
+
+
+def test_a_models_window_output_limit_and_price_cliff_plug_in() -> None:
+    """``models.ModelInfo`` fills the window, the output reserve and the price tier."""
+    from decimal import Decimal
+
+    from ctxbudget.models import ModelInfo, PriceTier
+
+    tiers = (PriceTier(0, Decimal(1), Decimal(2)), PriceTier(500, Decimal(2), Decimal(4)))
+    model = ModelInfo("tiny", "cjk", context_window=1_000, max_output_tokens=200, price_tiers=tiers)
+    body = chat(
+        "s", ("user", "q"), ("assistant", "x" * 700), ("assistant", "w" * 3600), ("user", "v")
+    )
+    roomy = config(100_000)
+    result = enforce(body, roomy, model=model)
+    assert result.estimate_after <= 800, "the window minus the model's output limit"
+    pressed = enforce(body, roomy, hard_cap=800, cost_pressure=True)
+    assert result.body == pressed.body, "over the 500-token cliff: under cost pressure"
+    own_window = enforce(body, roomy, model=model, window=2_000, price_tier_tokens=10**6)
+    assert own_window.estimate_after <= 1_800
+    assert own_window.body != result.body, "the caller's own figures win"
+    with pytest.raises(ConfigError, match="ModelInfo"):
+        enforce(body, roomy, model="tiny")
