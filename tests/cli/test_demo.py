@@ -14,6 +14,10 @@ def test_demo_shows_every_part_of_the_main_job(runner: CliRunner, ledger_url: st
     assert result.exit_code == 0, result.output
     for part in (
         "Pressure, call by call",
+        "↳ compaction:",
+        "originals archived at ledger:turns:",
+        "An original, retrieved from the archive",
+        "all of it: ctxbudget archive 'ledger:turns:",
         "A request that cannot fit",
         "[budget_exceeded]",
         "as /context shows it",
@@ -22,6 +26,8 @@ def test_demo_shows_every_part_of_the_main_job(runner: CliRunner, ledger_url: st
         assert part in result.output, part
     calls = sum(len(turn.calls) for turn in SCRIPT)
     assert f"{calls} calls" in result.output
+    output = " ".join(result.output.split())
+    assert output.count("↳ compaction:") == 1  # once, at the threshold: it then converges
 
 
 def test_demo_logs_a_new_session_each_run(runner: CliRunner, ledger_url: str) -> None:
@@ -37,7 +43,12 @@ def test_demo_logs_a_new_session_each_run(runner: CliRunner, ledger_url: str) ->
 
 
 def test_demo_session_can_be_charted_afterwards(runner: CliRunner, ledger_url: str) -> None:
+    """The demo's session is an ordinary ledger session: history charts it, and the
+    compaction is in it as the vocabulary's three events."""
     runner.invoke(main, ["demo", "--ledger", ledger_url])
+    with open_ledger(ledger_url) as store:
+        types = [e.type for e in store.events("demo-1")]
+    assert types.count("compaction/start") == types.count("compaction/end") == 1
     result = runner.invoke(
         main, ["session", "history", "demo-1", "--ledger", ledger_url, "--window", "8192"]
     )
