@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from click.testing import CliRunner
 
 from ctxbudget.cli import main
@@ -54,3 +57,16 @@ def test_demo_session_can_be_charted_afterwards(runner: CliRunner, ledger_url: s
     )
     assert result.exit_code == 0, result.output
     assert "anchored calls" in result.output
+
+
+def test_demo_can_save_its_last_request_for_context_and_fit(
+    runner: CliRunner, ledger_url: str, tmp_path: Path
+) -> None:
+    saved = tmp_path / "last.json"
+    result = runner.invoke(main, ["demo", "--ledger", ledger_url, "--save-request", str(saved)])
+    assert result.exit_code == 0, result.output
+    body = json.loads(saved.read_text("utf-8"))
+    assert body["messages"][0]["role"] == "system"
+    shown = runner.invoke(main, ["context", str(saved), "--window", "8192", "--json"])
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.stdout)["format"] == "openai"
