@@ -22,6 +22,7 @@ from ctxbudget.cli.demo import demo
 from ctxbudget.cli.exit_codes import ExitCode
 from ctxbudget.cli.fit import fit, fit_alias
 from ctxbudget.cli.ledger import ledger, measure_alias
+from ctxbudget.cli.serve import serve
 from ctxbudget.cli.sessions import session
 from ctxbudget.errors import BudgetExceeded, CtxBudgetError
 
@@ -80,10 +81,7 @@ def main() -> None:
     """
 
 
-for _command in (demo, count, context, fit, session, ledger, archive_show):
+for _command in (demo, count, context, fit, session, ledger, archive_show, serve):
     main.add_command(_command)
 for _alias in (context_alias, fit_alias, measure_alias):
     main.add_command(_alias)
-# `ctxbudget serve` (the HTTP service and budget proxy, issue 13) is registered here by the
-# server part: `from ctxbudget.cli.serve import serve` and `main.add_command(serve)`. It is a
-# shell over ctxbudget.server like every other command is a shell over the library.
