@@ -154,6 +154,8 @@ def test_json_nested_too_deep_is_a_format_error(runner: CliRunner, tmp_path: Pat
 def test_every_command_is_listed_in_help(runner: CliRunner) -> None:
     result = runner.invoke(main, ["--help"])
     assert result.exit_code == ExitCode.DONE
-    for name in ("demo", "count", "context", "fit", "session", "ledger", "archive", "meter"):
+    for name in ("demo", "count", "context", "fit", "session", "ledger", "archive", "serve"):
         assert f"  {name} " in result.output, name
-    assert "3 refused" in result.output
+    text = " ".join(result.output.split())  # as one line, however click wraps it
+    assert "0 done, 1 error, 2 bad usage, 3 refused" in text
+    assert "meter (context), enforce (fit), measure (session measure)" in text

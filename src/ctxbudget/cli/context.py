@@ -185,4 +185,5 @@ context_alias = click.Command(
     callback=context.callback,
     params=context.params,
     help="Alias of `context` (its former name).",
+    hidden=True,
 )

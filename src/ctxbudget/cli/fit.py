@@ -182,5 +182,9 @@ def fit(
 
 
 fit_alias = click.Command(
-    "enforce", callback=fit.callback, params=fit.params, help="Alias of `fit` (its former name)."
+    "enforce",
+    callback=fit.callback,
+    params=fit.params,
+    help="Alias of `fit` (its former name).",
+    hidden=True,
 )

@@ -57,5 +57,9 @@ def append(
 
 
 measure_alias = click.Command(
-    "measure", callback=measure.callback, params=measure.params, help="Alias of `session measure`."
+    "measure",
+    callback=measure.callback,
+    params=measure.params,
+    help="Alias of `session measure`.",
+    hidden=True,
 )
