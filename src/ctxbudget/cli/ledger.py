@@ -74,5 +74,9 @@ def check(ctx: click.Context, session_id: str, ledger_url: str) -> None:
 
 
 measure_alias = click.Command(
-    "measure", callback=measure.callback, params=measure.params, help="Alias of `session measure`."
+    "measure",
+    callback=measure.callback,
+    params=measure.params,
+    help="Alias of `session measure`.",
+    hidden=True,
 )
