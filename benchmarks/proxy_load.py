@@ -13,7 +13,9 @@ every figure is a side-by-side difference:
   for the first time, is reported apart as "cold");
 - streaming: time to the first byte, direct vs through the proxy;
 - throughput (calls/s, 20K tokens, 20 sessions) with 1 and 4 workers sharing a
-  PostgreSQL ledger.
+  PostgreSQL ledger;
+- the proxy process's own CPU time per warm call, which does not move with
+  whatever else the machine runs (the latencies do).
 
 Run: .venv/bin/python benchmarks/proxy_load.py [--quick] [--postgres URL] [--no-workers]
 Bounded: each phase stops after its call count or --phase-seconds, whichever first.
@@ -34,13 +36,70 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
 
 from ctxbudget.testing.provider import free_port
 
-WORDS = ["the", "build", "fails", "because", "a", "test", "sleeps", "on", "the", "real", "clock", "so", "we", "inject", "a", "fake", "clock", "and", "assert", "the", "retry", "loop", "backs", "off", "exponentially", "while", "the", "parser", "keeps", "its", "state", "between", "calls", "def", "class", "return", "import", "from", "yield", "async", "await", "lambda", "None", "True", "值", "测试", "时钟", "重试", "解析器", "状态", "调用", "self.assertEqual(result,", "expected)", '{"path":', '"a.py"}']
+WORDS = [
+    "the",
+    "build",
+    "fails",
+    "because",
+    "a",
+    "test",
+    "sleeps",
+    "on",
+    "the",
+    "real",
+    "clock",
+    "so",
+    "we",
+    "inject",
+    "a",
+    "fake",
+    "clock",
+    "and",
+    "assert",
+    "the",
+    "retry",
+    "loop",
+    "backs",
+    "off",
+    "exponentially",
+    "while",
+    "the",
+    "parser",
+    "keeps",
+    "its",
+    "state",
+    "between",
+    "calls",
+    "def",
+    "class",
+    "return",
+    "import",
+    "from",
+    "yield",
+    "async",
+    "await",
+    "lambda",
+    "None",
+    "True",
+    "值",
+    "测试",
+    "时钟",
+    "重试",
+    "解析器",
+    "状态",
+    "调用",
+    "self.assertEqual(result,",
+    "expected)",
+    '{"path":',
+    '"a.py"}',
+]
 CHARS_PER_TOKEN = 4.0  # close enough to size the histories; the stub reports its own usage
 
 
@@ -128,8 +187,19 @@ async def load(
     return timing
 
 
+@dataclass(frozen=True)
+class Server:
+    url: str
+    pid: int
+
+    def cpu_seconds(self) -> float:
+        """CPU time the server process has used so far (user + system)."""
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @contextlib.contextmanager
-def process(command: list[str], url: str, env: dict[str, str] | None = None) -> Iterator[str]:
+def process(command: list[str], url: str, env: dict[str, str] | None = None) -> Iterator[Server]:
     """Start a server process, wait for it to answer, stop it (by its own pid) at the end."""
     child = subprocess.Popen(
         command,
@@ -149,7 +219,7 @@ def process(command: list[str], url: str, env: dict[str, str] | None = None) -> 
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.2)
-        yield url
+        yield Server(url, child.pid)
     finally:
         child.terminate()
         try:
@@ -159,7 +229,7 @@ def process(command: list[str], url: str, env: dict[str, str] | None = None) -> 
             child.wait()
 
 
-def stub_process() -> contextlib.AbstractContextManager[str]:
+def stub_process() -> contextlib.AbstractContextManager[Server]:
     port = free_port()
     command = [
         sys.executable,
@@ -177,7 +247,9 @@ def stub_process() -> contextlib.AbstractContextManager[str]:
     return process(command, f"http://127.0.0.1:{port}")
 
 
-def proxy_process(stub: str, ledger: str, workers: int) -> contextlib.AbstractContextManager[str]:
+def proxy_process(
+    stub: str, ledger: str, workers: int
+) -> contextlib.AbstractContextManager[Server]:
     port = free_port()
     command = [
         sys.executable,
@@ -205,7 +277,7 @@ def ms(values: list[float], q: float) -> float:
     return 1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def latency_table(stub: str, proxy: str, quick: bool, seconds: float) -> None:
+def latency_table(stub: Server, proxy: Server, quick: bool, seconds: float) -> None:
     print("\n## Added latency (non-streaming), warm calls; cold = each session's first call")
     print(
         "| request | sessions | calls | direct p50 / p99 | proxy p50 / p99 | added p50 / p99 "
@@ -216,8 +288,12 @@ def latency_table(stub: str, proxy: str, quick: bool, seconds: float) -> None:
         for sessions in (1, 10, 50):
             per_session = _calls(tokens, sessions, quick)
             seed = tokens + 1000 * sessions
-            direct = asyncio.run(load(stub, sessions, tokens, per_session, seconds, False, seed))
-            proxied = asyncio.run(load(proxy, sessions, tokens, per_session, seconds, False, seed))
+            direct = asyncio.run(
+                load(stub.url, sessions, tokens, per_session, seconds, False, seed)
+            )
+            proxied = asyncio.run(
+                load(proxy.url, sessions, tokens, per_session, seconds, False, seed)
+            )
             print(
                 f"| {tokens // 1000}K | {sessions} | {len(proxied.warm) + len(proxied.cold)} "
                 f"| {ms(direct.warm, 0.5):.1f} / {ms(direct.warm, 0.99):.1f} ms "
@@ -234,18 +310,34 @@ def _calls(tokens: int, sessions: int, quick: bool) -> int:
     return max(3, total // sessions)
 
 
-def streaming_table(stub: str, proxy: str, quick: bool, seconds: float) -> None:
-    print("\n## Streaming: time to first byte (1 session, 20K tokens, warm calls)")
-    calls = 10 if quick else 40
-    direct = asyncio.run(load(stub, 1, 20_000, calls, seconds, True, 7))
-    proxied = asyncio.run(load(proxy, 1, 20_000, calls, seconds, True, 7))
-    for name, timing in (("direct", direct), ("proxy", proxied)):
+def cpu_table(proxy: Server, quick: bool, seconds: float) -> None:
+    """CPU the proxy process spends per warm call: what it adds on an idle machine,
+    whatever else the machine is running (latency figures move with the load)."""
+    print("\n## Proxy CPU per warm call (1 session, the proxy process's own CPU time)")
+    for tokens, calls in ((20_000, 60), (200_000, 12)):
+        calls = max(5, calls // (3 if quick else 1))
+        seed = 77 + tokens
+        asyncio.run(load(proxy.url, 1, tokens, 1, seconds, False, seed))  # the cold call
+        before = proxy.cpu_seconds()
+        timing = asyncio.run(load(proxy.url, 1, tokens, calls, seconds, False, seed + 1))
+        spent = proxy.cpu_seconds() - before
+        done = len(timing.warm) + len(timing.cold)
         print(
-            f"- {name}: p50 {ms(timing.ttfb[1:], 0.5):.1f} ms, p99 {ms(timing.ttfb[1:], 0.99):.1f} ms"
+            f"- {tokens // 1000}K tokens: {1000 * spent / done:.1f} ms CPU per call ({done} calls)"
         )
 
 
-def throughput(stub: str, postgres: str, quick: bool, seconds: float) -> None:
+def streaming_table(stub: Server, proxy: Server, quick: bool, seconds: float) -> None:
+    print("\n## Streaming: time to first byte (1 session, 20K tokens, warm calls)")
+    calls = 10 if quick else 40
+    direct = asyncio.run(load(stub.url, 1, 20_000, calls, seconds, True, 7))
+    proxied = asyncio.run(load(proxy.url, 1, 20_000, calls, seconds, True, 7))
+    for name, timing in (("direct", direct), ("proxy", proxied)):
+        first = timing.ttfb[1:]
+        print(f"- {name}: p50 {ms(first, 0.5):.1f} ms, p99 {ms(first, 0.99):.1f} ms")
+
+
+def throughput(stub: Server, postgres: str, quick: bool, seconds: float) -> None:
     print("\n## Throughput: 20 sessions of 20K-token calls, PostgreSQL ledger")
     import psycopg
 
@@ -255,16 +347,18 @@ def throughput(stub: str, postgres: str, quick: bool, seconds: float) -> None:
             conn.execute(f'CREATE SCHEMA "{schema}"')
         ledger = f"{postgres}?options=-csearch_path%3D{schema}"
         try:
-            with proxy_process(stub, ledger, workers) as proxy:
+            with proxy_process(stub.url, ledger, workers) as proxy:
                 calls = 3 if quick else 8
-                asyncio.run(load(proxy, workers * 2, 20_000, 1, seconds, False, 900))  # warm up
+                asyncio.run(load(proxy.url, workers * 2, 20_000, 1, seconds, False, 900))
                 started = time.perf_counter()
-                timing = asyncio.run(load(proxy, 20, 20_000, calls, seconds, False, 500 + workers))
+                timing = asyncio.run(
+                    load(proxy.url, 20, 20_000, calls, seconds, False, 500 + workers)
+                )
                 elapsed = time.perf_counter() - started
             done = len(timing.cold) + len(timing.warm)
             print(
-                f"- {workers} worker(s): {done} calls in {elapsed:.1f} s = {done / elapsed:.0f} "
-                f"calls/s (p50 {ms(timing.warm, 0.5):.0f} ms)",
+                f"- {workers} worker(s): {done} calls in {elapsed:.1f} s = "
+                f"{done / elapsed:.1f} calls/s (warm p50 {ms(timing.warm, 0.5):.0f} ms)",
                 flush=True,
             )
         finally:
@@ -280,8 +374,10 @@ def main() -> None:
     parser.add_argument("--phase-seconds", type=float, default=60.0)
     args = parser.parse_args()
     print(f"# proxy_load on {os.cpu_count()} CPUs; stub, proxy and load generator on loopback")
+    print(f"# load average before the run: {os.getloadavg()[0]:.1f}")
     with stub_process() as stub, tempfile.TemporaryDirectory() as tmp:
-        with proxy_process(stub, f"sqlite:///{tmp}/ledger.sqlite", 1) as proxy:
+        with proxy_process(stub.url, f"sqlite:///{tmp}/ledger.sqlite", 1) as proxy:
+            cpu_table(proxy, args.quick, args.phase_seconds)
             latency_table(stub, proxy, args.quick, args.phase_seconds)
             streaming_table(stub, proxy, args.quick, args.phase_seconds)
         if not args.no_workers:
