@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from ctxbudget.enforce import BudgetConfig
-from ctxbudget.testing.ledger import assistant, user
+from ctxbudget.testing.ledger import assistant_message, user
 from tests.server.conftest import MakeProxy, Proxy
 
 BODY = {
@@ -21,7 +21,7 @@ BODY = {
 
 
 def assistant_with_usage(text: str, usage: dict[str, int]) -> dict[str, Any]:
-    event = assistant(text)
+    event = assistant_message(text)
     event["data"]["usage"] = usage
     return event
 

@@ -27,7 +27,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from ctxbudget.content import Message
-from ctxbudget.enforce import enforce_async
+from ctxbudget.enforce import enforce_budget_async
 from ctxbudget.errors import (
     CtxBudgetError,
     FormatError,
@@ -97,7 +97,7 @@ async def _prepare(request: Request, raw: bytes, dialect: Dialect, state: Server
         named or derive_session_id(dialect.provider, header, message_units(messages[:1]))
     )
     view = await state.recorder.view(session_id)
-    enforced = await enforce_async(
+    enforced = await enforce_budget_async(
         body,
         state.settings.budget,
         format=dialect.format,  # type: ignore[arg-type]

@@ -13,7 +13,7 @@ from anyio import to_thread
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
-from ctxbudget.enforce import enforce_async
+from ctxbudget.enforce import enforce_budget_async
 from ctxbudget.errors import BudgetExceeded, SessionNotFoundError
 from ctxbudget.formats import meter_request, parse_request
 from ctxbudget.ledger import check_session_id
@@ -103,7 +103,7 @@ def service_router() -> APIRouter:
         if given.max_input_tokens is not None:
             budget = replace(budget, max_input_tokens=given.max_input_tokens)
         try:
-            done = await enforce_async(
+            done = await enforce_budget_async(
                 given.body,
                 budget,
                 format=given.format,  # type: ignore[arg-type]

@@ -1,35 +1,33 @@
 """Public test doubles for ctxbudget's extension points.
 
 Use them in your own tests as you would use httpx's ``MockTransport``.
+``FakeSummarizer`` / ``FakeArchive`` stand in for the one ``Summarizer`` and
+``Archive``; ``FakeItem*`` for the kernel's item-level protocols.
 ``LedgerConformance`` (the suite every ledger store passes) needs pytest and is
 imported on first use.
 """
 
 from typing import Any
 
-from ctxbudget.testing.compaction import (
-    AsyncFakeArchive,
-    AsyncFakeSummarizer,
-    FakeArchive,
-    FakeSummarizer,
+from ctxbudget.testing.archives import AsyncFakeArchive, FakeArchive
+from ctxbudget.testing.enforce import RecordingSink
+from ctxbudget.testing.kernel import (
+    AsyncFakeItemArchive,
+    AsyncFakeItemSummarizer,
+    FakeItemArchive,
+    FakeItemSummarizer,
 )
-from ctxbudget.testing.enforce import (
-    AsyncFakeOriginalsArchive,
-    AsyncFakeTurnSummarizer,
-    FakeOriginalsArchive,
-    FakeTurnSummarizer,
-    RecordingSink,
-)
+from ctxbudget.testing.summaries import AsyncFakeSummarizer, FakeSummarizer
 
 __all__ = [
     "AsyncFakeArchive",
-    "AsyncFakeOriginalsArchive",
+    "AsyncFakeItemArchive",
+    "AsyncFakeItemSummarizer",
     "AsyncFakeSummarizer",
-    "AsyncFakeTurnSummarizer",
     "FakeArchive",
-    "FakeOriginalsArchive",
+    "FakeItemArchive",
+    "FakeItemSummarizer",
     "FakeSummarizer",
-    "FakeTurnSummarizer",
     "LedgerConformance",
     "RecordingSink",
 ]
