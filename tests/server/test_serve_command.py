@@ -80,8 +80,15 @@ def test_serve_with_two_workers_enforces_and_shares_one_postgresql_ledger(
                         {"role": "assistant", "content": reply},
                         {"role": "user", "content": f"turn {turn}"},
                     ]
-                session = client.get(url + "/sessions/shared").json()
-        surface = [e for e in session["history"] if "surface_op" in e]
+                # Another worker may still be logging the last call: a read right after an
+                # answer is only guaranteed to see it in the worker that answered.
+                deadline = time.monotonic() + 10
+                while True:
+                    session = client.get(url + "/sessions/shared").json()
+                    surface = [e for e in session["history"] if "surface_op" in e]
+                    if len(surface) >= 16 or time.monotonic() > deadline:
+                        break
+                    time.sleep(0.05)
         assert len(surface) == 16  # every message once, whichever worker logged it
         assert all(e["type"] != "context/message" for e in surface)
         assert session["measurement"]["baseline"]["kind"] == "usage"

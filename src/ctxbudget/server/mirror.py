@@ -51,9 +51,24 @@ class Unit:
 
 
 def _digest(kind: str, data: Mapping[str, Any]) -> str:
-    key = [kind, data.get("call_id"), bool(data.get("is_error", False)), data.get("content")]
-    text = json.dumps(key, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    """SHA-256 of what the model sees of an event: its type, call id, error flag and
+    blocks. Plain text blocks are hashed as their text (length-prefixed), others as
+    JSON with sorted keys, so stored events (whose key order a database may change)
+    and freshly parsed messages give the same digest; it runs on every message of
+    every call, hence the fast path for text."""
+    digest = hashlib.sha256(
+        f"{kind}\0{data.get('call_id')}\0{bool(data.get('is_error', False))}\0".encode()
+    )
+    for block in data.get("content") or ():
+        text = block.get("text") if len(block) == 2 and block.get("type") == "text" else None
+        if isinstance(text, str):
+            encoded = text.encode("utf-8", "surrogatepass")
+            digest.update(b"t%d:" % len(encoded))
+        else:
+            encoded = json.dumps(_plain(block), sort_keys=True).encode()
+            digest.update(b"j%d:" % len(encoded))
+        digest.update(encoded)
+    return digest.hexdigest()
 
 
 def _unit(kind: str, data: dict[str, Any]) -> Unit:
@@ -93,7 +108,7 @@ def message_units(messages: Sequence[Message]) -> list[Unit]:
 def _event_digest(kind: str, data: Mapping[str, Any]) -> str | None:
     if kind == "context/message" and dict(data.get("source") or {}) == REWRITE_SOURCE:
         return None  # a placeholder matches no message
-    return _digest(kind, _plain(data))
+    return _digest(kind, data)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,6 @@ differs. Order of work for a call:
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -27,6 +26,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
+from ctxbudget.content import Message
 from ctxbudget.enforce import enforce_budget_async
 from ctxbudget.errors import (
     CtxBudgetError,
@@ -37,9 +37,9 @@ from ctxbudget.errors import (
 from ctxbudget.formats import parse_request
 from ctxbudget.ledger import check_session_id
 from ctxbudget.server.dialects import Dialect, StreamCollector, answer_of, request_header
-from ctxbudget.server.mirror import Unit, message_units
+from ctxbudget.server.mirror import message_units
 from ctxbudget.server.provider_errors import error_body
-from ctxbudget.server.sessions import SESSION_HEADER, derive_session_id
+from ctxbudget.server.sessions import SESSION_HEADER, SessionRecorder, derive_session_id
 from ctxbudget.server.sse import SSEReader
 from ctxbudget.server.state import ServerState
 from ctxbudget.server.upstream import (
@@ -66,7 +66,7 @@ class _Call:
     """A parsed, enforced call ready to go upstream."""
 
     session_id: str
-    units: list[Unit]
+    messages: tuple[Message, ...]
     header: dict[str, Any]
     url: str
     content: bytes
@@ -88,10 +88,13 @@ async def _prepare(request: Request, raw: bytes, dialect: Dialect, state: Server
             f"--upstream-{dialect.upstream} URL (or [upstream] {dialect.upstream} in the TOML)"
         )
     parsed = parse_request(body, dialect.format)
-    units = message_units(parsed.messages())
+    messages = parsed.messages()
     header = request_header(dialect, parsed)
+    named = request.headers.get(SESSION_HEADER)
     session_id = check_session_id(
-        request.headers.get(SESSION_HEADER) or derive_session_id(dialect.provider, header, units)
+        # Only the first message names a derived session; the digests of the rest are
+        # worked out when the call is logged, after the answer is on its way.
+        named or derive_session_id(dialect.provider, header, message_units(messages[:1]))
     )
     view = await state.recorder.view(session_id)
     enforced = await enforce_budget_async(
@@ -105,7 +108,7 @@ async def _prepare(request: Request, raw: bytes, dialect: Dialect, state: Server
     content = raw if enforced.body is body else json.dumps(enforced.body).encode("utf-8")
     return _Call(
         session_id=session_id,
-        units=units,
+        messages=messages,
         header=header,
         url=target_url(base, request.url.path, request.url.query),
         content=content,
@@ -146,7 +149,8 @@ async def proxy_call(request: Request, dialect: Dialect, state: ServerState) -> 
         raw,
         response.status_code,
         headers,
-        lock=state.recorder.lock(call.session_id),
+        recorder=state.recorder,
+        session_id=call.session_id,
         logger=lambda: _log_answer(answer, dialect, state, call),
     )
 
@@ -172,9 +176,9 @@ def _checked_answer(raw: bytes, status: int, dialect: Dialect) -> Mapping[str, A
 
 
 class _LoggingResponse(Response):
-    """A plain response that logs the call once it has been sent. The session's lock is
-    held from before the first byte until the call is logged, so whatever the client
-    does next with the session (its next call, ``GET /sessions/{id}``) sees this call."""
+    """A plain response that logs the call once it has been sent. The call is expected
+    before the first byte goes out, so whatever the client does next with the session
+    (``GET /sessions/{id}``) waits for it, while no answer waits for the ledger."""
 
     def __init__(
         self,
@@ -182,19 +186,25 @@ class _LoggingResponse(Response):
         status: int,
         headers: Mapping[str, str],
         *,
-        lock: asyncio.Lock,
+        recorder: SessionRecorder,
+        session_id: str,
         logger: Callable[[], Awaitable[None]],
     ) -> None:
         super().__init__(content, status_code=status, headers=headers)
-        self._lock = lock
+        self._recorder = recorder
+        self._session_id = session_id
         self._logger = logger
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        async with self._lock:
+        self._recorder.expect(self._session_id)
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
             try:
-                await super().__call__(scope, receive, send)
+                async with self._recorder.lock(self._session_id):
+                    await self._logger()
             finally:
-                await self._logger()
+                self._recorder.done(self._session_id)
 
 
 async def _log_answer(
@@ -216,7 +226,8 @@ async def _record(
         model = call.header["config"].get("model")
     answered = answer_of(dialect, items, usage if isinstance(usage, Mapping) else None, model)
     try:
-        await state.recorder.record(call.session_id, call.units, call.header, answered)
+        units = message_units(call.messages)
+        await state.recorder.record(call.session_id, units, call.header, answered)
     except CtxBudgetError as error:
         _log.warning(
             "ctxbudget proxy: call of session %s not logged [%s]: %s",
@@ -232,19 +243,18 @@ async def _relay(
     """The answer's bytes as they arrive; the call is logged once the stream completes.
 
     Each chunk is read for events before it is passed on (no byte waits for more
-    than that). The chunk that completes the answer is passed on once the
-    session's lock is held, as ``_LoggingResponse`` does, so the client's next
-    look at the session sees this call.
+    than that); the call is expected before the chunk that completes the answer
+    goes out, as ``_LoggingResponse`` does.
     """
     reader, collector = SSEReader(), dialect.new_stream()
-    lock, held = state.recorder.lock(call.session_id), False
+    recorder, expected = state.recorder, False
     try:
         try:
             async for chunk in response.aiter_raw():
                 _follow(reader, collector, chunk)
-                if collector.complete and not held:
-                    await lock.acquire()
-                    held = True
+                if collector.complete and not expected:
+                    recorder.expect(call.session_id)
+                    expected = True
                 yield chunk
         except httpx.HTTPError as exc:
             _log.warning("ctxbudget proxy: upstream stream broke off (%s)", type(exc).__name__)
@@ -255,16 +265,14 @@ async def _relay(
         for event in reader.close():
             collector.take(event)
         if collector.complete:
-            if not held:
-                await lock.acquire()
-                held = True
             items, usage = collector.result()
-            await _record(dialect, state, call, items, usage, None)
+            async with recorder.lock(call.session_id):
+                await _record(dialect, state, call, items, usage, None)
     except (FormatError, KeyError, TypeError, ValueError) as exc:
         _log.warning("ctxbudget proxy: stream of %s not logged: %s", call.session_id, exc)
     finally:
-        if held:
-            lock.release()
+        if expected:
+            recorder.done(call.session_id)
 
 
 def _follow(reader: SSEReader, collector: StreamCollector, chunk: bytes) -> None:

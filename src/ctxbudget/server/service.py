@@ -158,8 +158,8 @@ def service_router() -> APIRouter:
 
 
 async def _measure(state: ServerState, session_id: str) -> dict[str, Any]:
-    async with state.recorder.lock(check_session_id(session_id)):
-        measured = await to_thread.run_sync(state.meter.measure, session_id)
+    await state.recorder.settled(check_session_id(session_id))
+    measured = await to_thread.run_sync(state.meter.measure, session_id)
     if measured.log_revision == 0:
         raise SessionNotFoundError(session_id)
     return measurement_json(measured)

@@ -55,6 +55,11 @@ class SessionRecorder:
     the log (another worker wrote) is caught up from the ledger. Calls of one
     session are logged one at a time in this process, and across processes by the
     ledger's revision check.
+
+    ``expect(session)`` is called as an answer is about to reach the client and
+    ``done(session)`` once its call is logged; ``settled(session)`` waits for every
+    call expected so far, so a client that reads its session right after an answer
+    sees that call (in this process) without any answer waiting for the ledger.
     """
 
     def __init__(self, ledger: Ledger, max_bytes: int = 16 * 1024 * 1024) -> None:
@@ -63,6 +68,27 @@ class SessionRecorder:
         self._views: OrderedDict[str, SessionView] = OrderedDict()
         self._bytes = 0
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._pending: dict[str, tuple[int, asyncio.Event]] = {}
+
+    def expect(self, session_id: str) -> None:
+        """A call of ``session_id`` will be logged soon."""
+        count, settled = self._pending.get(session_id, (0, asyncio.Event()))
+        self._pending[session_id] = (count + 1, settled)
+
+    def done(self, session_id: str) -> None:
+        """An expected call of ``session_id`` was logged (or given up on)."""
+        count, settled = self._pending[session_id]
+        if count > 1:
+            self._pending[session_id] = (count - 1, settled)
+            return
+        del self._pending[session_id]
+        settled.set()
+
+    async def settled(self, session_id: str) -> None:
+        """Wait until every call expected so far for ``session_id`` is logged."""
+        pending = self._pending.get(session_id)
+        if pending is not None:
+            await pending[1].wait()
 
     def lock(self, session_id: str) -> asyncio.Lock:
         """The lock calls of ``session_id`` are logged under in this process."""

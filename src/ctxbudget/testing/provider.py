@@ -40,7 +40,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-__all__ = ["OUTPUT_TOKENS", "ReceivedCall", "StubProvider", "free_port", "serve_in_thread"]
+__all__ = [
+    "OUTPUT_TOKENS",
+    "ReceivedCall",
+    "StubProvider",
+    "free_port",
+    "serve_in_thread",
+    "stub_app",
+]
 
 OUTPUT_TOKENS: Final = 7
 """Output tokens every stub answer reports."""
@@ -74,6 +81,7 @@ class StubProvider:
     slow_seconds: float = 3.0
     chunk_delay_seconds: float = 0.0
     gate: threading.Event | None = None
+    keep_calls: bool = True
     calls: list[ReceivedCall] = field(default_factory=list)
 
     def app(self) -> Starlette:
@@ -88,7 +96,8 @@ class StubProvider:
 
     async def _received(self, request: Request) -> tuple[bytes, dict[str, Any]]:
         raw = await request.body()
-        self.calls.append(ReceivedCall(request.url.path, dict(request.headers), raw))
+        if self.keep_calls:  # a load run would otherwise keep every body it was sent
+            self.calls.append(ReceivedCall(request.url.path, dict(request.headers), raw))
         return raw, json.loads(raw)
 
     async def _failure(self, model: str, shape: str) -> Response | None:
@@ -374,6 +383,11 @@ def _anthropic_stream(message: Mapping[str, Any]) -> list[str]:
     )
     events.append(("message_stop", {"type": "message_stop"}))
     return _named(events)
+
+
+def stub_app() -> Starlette:
+    """A fresh stub's app, for ``uvicorn ctxbudget.testing.provider:stub_app --factory``."""
+    return StubProvider(keep_calls=False).app()
 
 
 def free_port() -> int:
