@@ -9,6 +9,7 @@ writes MARK_FILE and then never returns (the parent kills the process).
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -38,6 +39,8 @@ def main(
                 time.sleep(delay)
 
             summarizer = FakeSummarizer("small checkpoint", during=slow)
+            # Say we are up (imports done, store open), so the parent starts both at once.
+            Path(f"{marker}.ready.{os.getpid()}").write_text("ready")
             while not marker.exists():
                 time.sleep(0.005)
         else:
