@@ -18,6 +18,7 @@ agents' sessions are checked on.
 
 from __future__ import annotations
 
+import json
 import statistics
 import sys
 import time
@@ -26,11 +27,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ctxbudget.errors import TranscriptError
+from ctxbudget.errors import CtxBudgetError, TranscriptError
 from ctxbudget.ledger import MemoryLedger
-from ctxbudget.meter import TokenMeter
-from ctxbudget.tokens import SEED_OVERHEADS, Chars4Counter
+from ctxbudget.meter import SEED_ANCHOR_RULE, TokenMeter
+from ctxbudget.tokens import SEED_OVERHEADS, Chars4Counter, TokenCounter, get_counter
 from ctxbudget.transcripts import ImportedSession, read_transcript
+from ctxbudget.transcripts.session import SessionBuilder
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared/corpus/transcripts"
 POOLED_P95, GROUP_P95, GROUP_MIN_CALLS = 1.5, 3.0, 50
@@ -39,8 +41,8 @@ MeterFactory = Callable[[MemoryLedger], TokenMeter]
 METERS: list[tuple[str, MeterFactory]] = [
     ("TokenMeter(ledger), as shipped", lambda led: TokenMeter(led, context_window=1_000_000)),
     (
-        "  reference anchor rule",
-        lambda led: TokenMeter(led, context_window=1_000_000, trust_lower_usage=False),
+        "  the seed's anchor rule",
+        lambda led: TokenMeter(led, context_window=1_000_000, anchor_rule=SEED_ANCHOR_RULE),
     ),
     (
         "  no usage calibration",
@@ -121,6 +123,33 @@ def errors_by_group(
     return groups
 
 
+def simulated_chats(corpus: Path, exact: TokenCounter, limit: int = 300) -> list[ImportedSession]:
+    """Real Chinese chats (ShareGPT, no usage recorded) with usage simulated by an exact
+    tokenizer: a stress test of pricing CJK deltas with a tokenizer far from the
+    meter's counter. Not real traffic: printed apart, never in the table above."""
+    path = corpus / "sharegpt-zh/data/sft/sharegpt_zh_1K_format.jsonl"
+    if not path.is_file():
+        return []
+    sessions = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+        builder = SessionBuilder(f"sharegpt-{number}", f"simulated {exact.name}", "", "openai")
+        prompt = 3  # the reply's priming tokens
+        for turn in json.loads(line)["conversations"]:
+            text, tokens = turn["value"], exact.count(turn["value"]) + 4
+            if turn["from"] == "human":
+                builder.user([{"type": "text", "text": text}])
+            else:
+                usage = {"input_tokens": prompt, "output_tokens": tokens}
+                builder.call(f"call-{prompt}", "gpt", [{"type": "text", "text": text}], usage)
+            prompt += tokens
+        session = builder.build()
+        if session.calls >= 2:
+            sessions.append(session)
+        if len(sessions) >= limit:
+            break
+    return sessions
+
+
 def percentile(values: list[float], q: int) -> float:
     if len(values) < 2:
         return values[0] if values else float("nan")
@@ -158,6 +187,16 @@ def main() -> None:
             for (agent, lang), errors in sorted(groups.items()):
                 target = GROUP_P95 if len(errors) >= GROUP_MIN_CALLS else None
                 print(row(f"    {agent}, {lang}", errors, target))
+    try:
+        exact = get_counter("tiktoken:cl100k_base")
+    except CtxBudgetError as exc:  # the tiktoken extra is optional
+        print(f"simulated usage skipped: {exc}")
+        return
+    chats = simulated_chats(corpus, exact)
+    if chats:
+        print("simulated usage (stress test, not real traffic):")
+        for (agent, lang), errors in sorted(errors_by_group(chats, METERS[0][1]).items()):
+            print(row(f"    {agent}, {lang} chats", errors, None))
 
 
 if __name__ == "__main__":

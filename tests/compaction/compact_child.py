@@ -1,6 +1,7 @@
 """A separate compacting process for the concurrency and crash tests (run with ``-m``).
 
-``compact URL SCHEMA SESSION ARCHIVE_DIR GO_FILE DELAY``: wait for GO_FILE, then run
+``compact URL SCHEMA SESSION ARCHIVE_DIR GO_FILE DELAY``: write GO_FILE.ready.PID, wait
+for GO_FILE, then run
 ``compact_if_needed`` with a summarizer that takes DELAY seconds; print one JSON line.
 ``hang URL SCHEMA SESSION ARCHIVE_DIR MARK_FILE``: compact with a summarizer that
 writes MARK_FILE and then never returns (the parent kills the process).
@@ -39,8 +40,8 @@ def main(
                 time.sleep(delay)
 
             summarizer = FakeSummarizer("small checkpoint", during=slow)
-            # Say we are up (imports done, store open), so the parent starts both at once.
-            Path(f"{marker}.ready.{os.getpid()}").write_text("ready")
+            ready = marker.with_name(f"{marker.name}.ready.{os.getpid()}")
+            ready.write_text("ready")
             while not marker.exists():
                 time.sleep(0.005)
         else:

@@ -1,4 +1,5 @@
-"""Session fixtures for the compaction tests (the shapes of the reference's vectors)."""
+"""Session fixtures for the compaction tests: the shapes of the vectors of seed 002's
+compaction backend (docs/seeds.md, docs/compaction.md)."""
 
 from __future__ import annotations
 

@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from ctxbudget.archives import AsyncFileArchive, LedgerArchive, event_messages
-from ctxbudget.compaction import AsyncCompactor, Compacted, CompactionConfig, Compactor
+from ctxbudget.compaction import (
+    AsyncCompactor,
+    Compacted,
+    CompactionConfig,
+    CompactionConflictError,
+    Compactor,
+)
+from ctxbudget.errors import SummarizeFailedError
 from ctxbudget.ledger import SQLiteLedger, ThreadedAsyncLedger
 from ctxbudget.meter import TokenMeter
-from ctxbudget.testing import AsyncFakeSummarizer, FakeSummarizer
+from ctxbudget.testing import AsyncFakeArchive, AsyncFakeSummarizer, FakeSummarizer
 from ctxbudget.tokens import Chars4Counter
 from tests.compaction.sessions import conversation, tool_conversation
 
@@ -75,3 +85,43 @@ def test_ledger_archive_gives_back_what_a_compaction_shadowed(tmp_path: Path) ->
     logged = ledger.events("s")
     assert original.messages == event_messages(logged[s] for s in result.shadowed_seqs)
     assert original.seqs == result.shadowed_seqs
+
+
+def async_engine(store: SQLiteLedger, summarizer: FakeSummarizer) -> AsyncCompactor:
+    return AsyncCompactor(
+        ThreadedAsyncLedger(store),
+        TokenMeter(store, Chars4Counter(), context_window=1000),
+        AsyncFakeSummarizer(summarizer),
+        AsyncFakeArchive(),
+        CONFIG,
+    )
+
+
+def test_an_async_summarizer_failure_is_logged_and_changes_nothing_else(tmp_path: Path) -> None:
+    store = SQLiteLedger(tmp_path / "l.sqlite3")
+    conversation(store, "s", 4)
+    engine = async_engine(store, FakeSummarizer(fail_with=TimeoutError("model timed out")))
+    with pytest.raises(SummarizeFailedError, match="model timed out"):
+        asyncio.run(engine.compact_if_needed("s"))
+    assert [e.type for e in store.events("s", 26)] == ["compaction/start", "compaction/end"]
+    assert store.events("s")[-1].data["error"].startswith("summarize_failed: ")
+
+
+def test_two_async_compactions_of_one_session_land_once(tmp_path: Path) -> None:
+    store = SQLiteLedger(tmp_path / "l.sqlite3")
+    conversation(store, "s", 4)
+    slow = FakeSummarizer("small checkpoint", during=lambda _: time.sleep(0.2))
+    engines = [async_engine(store, slow), async_engine(store, slow)]
+
+    async def both() -> list[object]:
+        return await asyncio.gather(
+            *(engine.compact_if_needed("s") for engine in engines), return_exceptions=True
+        )
+
+    outcomes = asyncio.run(both())
+    landed = [o for o in outcomes if isinstance(o, Compacted)]
+    lost = [o for o in outcomes if isinstance(o, CompactionConflictError)]
+    assert (len(landed), len(lost)) == (1, 1)
+    types = [e.type for e in store.events("s")]
+    assert types.count("compaction/summary") == 1
+    assert types.count("compaction/start") == types.count("compaction/end")

@@ -1,4 +1,5 @@
-"""CompactionConfig: the reference defaults, independent overrides, clear refusals."""
+"""CompactionConfig: the defaults of seed 002's backend (docs/compaction.md, "Configuration"),
+independent overrides, clear refusals."""
 
 from __future__ import annotations
 

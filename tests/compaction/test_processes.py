@@ -53,11 +53,11 @@ def race(url: str, schema: str, open_store: Callable[[], Ledger], tmp_path: Path
         before = ledger.revision(SID)
     go = tmp_path / "go"
     procs = [
-        child("compact", url, schema, SID, str(tmp_path / "a"), str(go), "0.3") for _ in range(2)
+        child("compact", url, schema, SID, str(tmp_path / "a"), str(go), "1.0") for _ in range(2)
     ]
-    # Both processes up and waiting (on a loaded machine imports alone can take seconds).
     deadline = time.monotonic() + 60
-    while len(list(tmp_path.glob("go.ready.*"))) < 2 and time.monotonic() < deadline:
+    while len(list(tmp_path.glob("go.ready.*"))) < 2:  # both processes up and waiting
+        assert time.monotonic() < deadline
         time.sleep(0.01)
     go.write_text("go")
     outputs = []

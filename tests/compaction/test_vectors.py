@@ -1,4 +1,5 @@
-"""The reference backend's compaction vectors (docs/compaction.md, "Conformance"), as our own
+"""The reference backend's compaction vectors (seed 002's backend, docs/seeds.md; the
+differences in docs/compaction.md, "Where this differs from the reference"), as our own
 tests with a fake summarizer. Prices use ``Chars4Counter`` (the reference meter's); our
 checkpoint framing is shorter, so totals after a compaction are ours, not the reference's.
 """
@@ -22,7 +23,7 @@ from ctxbudget.compaction import (
     SummaryNotSmallerError,
 )
 from ctxbudget.content import TextBlock
-from ctxbudget.errors import SummarizeFailedError, TooFewItemsError
+from ctxbudget.errors import ArchiveFailedError, ConfigError, SummarizeFailedError, TooFewItemsError
 from ctxbudget.ledger import AppendableEvent, Event, Ledger, MemoryLedger
 from ctxbudget.ledger.base import LedgerShell
 from ctxbudget.meter import TokenMeter
@@ -429,7 +430,7 @@ def test_a_committed_compaction_gives_the_meter_a_lower_total_with_a_usage_ancho
 def test_a_bad_trigger_is_refused() -> None:
     ledger = MemoryLedger()
     engine, _, _, _ = compactor(ledger)
-    with pytest.raises(Exception, match="trigger must be"):
+    with pytest.raises(ConfigError, match="trigger must be"):
         engine.compact_if_needed(SID, "sometimes")
 
 
@@ -444,3 +445,23 @@ def test_select_range_answers_without_writing() -> None:
     assert ledger.revision(SID) == 26
     assert fake.calls == []
     assert TextBlock  # the content model the checkpoint is made of
+
+
+def test_something_that_is_neither_an_archive_nor_a_factory_is_refused_clearly() -> None:
+    ledger = MemoryLedger()
+    meter = TokenMeter(ledger, Chars4Counter(), context_window=1000)
+    with pytest.raises(ConfigError, match="not an Archive"):
+        Compactor(ledger, meter, FakeSummarizer(), object(), CompactionConfig())  # type: ignore[arg-type]
+
+
+def test_an_archive_failure_stops_before_the_summary_and_is_logged() -> None:
+    ledger = MemoryLedger()
+    conversation(ledger, SID, 4)
+    engine, meter, fake, archive = compactor(ledger, **PRESSURE)
+    archive.fail_with = OSError("disk full")
+    before = seqs(meter)
+    with pytest.raises(ArchiveFailedError, match="disk full"):
+        engine.compact_if_needed(SID)
+    assert fake.calls == []  # seed 000 order: nothing is summarized before it is archived
+    assert seqs(meter) == before
+    assert ledger.events(SID)[-1].data["error"].startswith("archive_failed: ")

@@ -13,6 +13,8 @@ from ctxbudget.content import TextBlock, ToolResultBlock
 from ctxbudget.content.pairing import check_pairs
 from ctxbudget.enforce import (
     NOT_COMPRESSED,
+    STAGE_NAMES,
+    STAGES,
     SUMMARY_HEADER,
     BudgetConfig,
     CompressionInfo,
@@ -23,7 +25,7 @@ from ctxbudget.enforce import enforce_budget as _enforce
 from ctxbudget.enforce import enforce_budget_async as _enforce_async
 from ctxbudget.enforce.trim import TrimRule
 from ctxbudget.errors import BudgetExceeded, ConfigError
-from ctxbudget.formats import parse_request
+from ctxbudget.formats import RequestCache, parse_request
 from ctxbudget.summaries import SummaryRequest
 from ctxbudget.testing import (
     AsyncFakeArchive,
@@ -453,3 +455,85 @@ def test_an_image_costs_image_tokens_not_its_base64_text() -> None:
     result = enforce(body, config(5_000), format="openai")
     assert result.info == NOT_COMPRESSED
     assert IMAGE_TOKENS <= result.estimate_before < IMAGE_TOKENS + 50
+
+
+# -- stages, the unshrinkable step, what the host plugs in -----------------------------------
+
+
+def test_stages_are_named_objects_in_one_ordered_list() -> None:
+    assert [stage.name for stage in STAGES] == ["turn_trim", "drop_oldest_tool_echoes", "summarize"]
+    assert STAGE_NAMES == ("turn_trim", "drop_oldest_tool_echoes", "summarize")
+    for stage in STAGES:
+        assert callable(stage.run)
+        assert callable(stage.available)
+
+
+def test_what_no_stage_can_shrink_is_refused_even_under_a_hot_cache() -> None:
+    """One step: system prompt + tools + pending over budget refuses before the guard."""
+    body = chat("## Identity\n" + "x" * 4_000, ("user", "hi"), ("assistant", "ok"), ("user", "u"))
+    sink = RecordingSink()
+    with pytest.raises(BudgetExceeded) as raised:
+        enforce(body, config(1_000), cache_efficiency=0.99, sink=sink)
+    assert raised.value.stages_tried == ()
+    assert raised.value.protected_tokens > 0, "the never-trim section is reported"
+    assert sink.names() == ["budget_exceeded"]
+
+
+def test_the_extractive_summarizer_named_in_config_runs_offline() -> None:
+    conv = tool_conversation(outputs=12, size=2000)
+    result = enforce(openai_body(conv), config(700, summarizer="extractive"))
+    assert result.info.stages[-1] == "summarize"
+    assert result.estimate_after <= 700
+    with pytest.raises(BudgetExceeded):
+        enforce(openai_body(conv), config(700))
+
+
+def test_a_request_over_the_price_tier_is_under_cost_pressure() -> None:
+    body = chat(
+        "s", ("user", "q"), ("assistant", "x" * 700), ("assistant", "w" * 3600), ("user", "v")
+    )
+    tiered = enforce(body, config(600), price_tier_tokens=500)
+    pressed = enforce(body, config(600), cost_pressure=True)
+    assert tiered.body == pressed.body
+    assert enforce(body, config(600), price_tier_tokens=50_000).body != pressed.body
+
+
+def test_enforcement_uses_the_cache_the_caller_owns() -> None:
+    cache = RequestCache()
+    body = chat("s", ("user", "q"), ("assistant", "x" * 5000), ("user", "v"))
+    first = enforce(body, config(600), cache=cache)
+    assert len(cache) > 0
+    assert cache.bytes_used > 0
+    again = enforce(body, config(600), cache=cache)
+    assert again.body == first.body
+    cache.clear()
+    assert enforce(body, config(600), cache=cache).body == first.body
+
+
+def test_the_format_is_detected_and_reported() -> None:
+    conv = tool_conversation(outputs=3, size=100)
+    assert _enforce(anthropic_body(conv), config(10**6)).format == "anthropic"
+    assert _enforce(openai_body(conv), config(10**6)).format == "openai"
+
+
+def test_a_models_window_output_limit_and_price_cliff_plug_in() -> None:
+    """``models.ModelInfo`` fills the window, the output reserve and the price tier."""
+    from decimal import Decimal
+
+    from ctxbudget.models import ModelInfo, PriceTier
+
+    tiers = (PriceTier(0, Decimal(1), Decimal(2)), PriceTier(500, Decimal(2), Decimal(4)))
+    model = ModelInfo("tiny", "cjk", context_window=1_000, max_output_tokens=200, price_tiers=tiers)
+    body = chat(
+        "s", ("user", "q"), ("assistant", "x" * 700), ("assistant", "w" * 3600), ("user", "v")
+    )
+    roomy = config(100_000)
+    result = enforce(body, roomy, model=model)
+    assert result.estimate_after <= 800, "the window minus the model's output limit"
+    pressed = enforce(body, roomy, hard_cap=800, cost_pressure=True)
+    assert result.body == pressed.body, "over the 500-token cliff: under cost pressure"
+    own_window = enforce(body, roomy, model=model, window=2_000, price_tier_tokens=10**6)
+    assert own_window.estimate_after <= 1_800
+    assert own_window.body != result.body, "the caller's own figures win"
+    with pytest.raises(ConfigError, match="ModelInfo"):
+        enforce(body, roomy, model="tiny")

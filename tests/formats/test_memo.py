@@ -107,18 +107,18 @@ def test_only_plain_json_is_remembered() -> None:
 
 
 def test_the_cache_is_bounded_by_bytes_oldest_first() -> None:
-    cache = RequestCache(max_bytes=1_000)
+    cache = RequestCache(max_bytes=3_000)
     turn = _turn()
     raws = [{"k": str(i)} for i in range(3)]
     for raw in raws:
-        remember_turn(cache, "openai", raw, turn, 300)  # 300 chars + the entry overhead
-    assert cache.bytes_used <= 1_000
+        remember_turn(cache, "openai", raw, turn, 300)  # 300 bytes + the entry overhead
+    assert cache.bytes_used <= 3_000
     assert remembered_turn(cache, "openai", raws[2]) is turn
     assert remembered_turn(cache, "openai", raws[0]) is None
 
 
 def test_an_entry_larger_than_the_cache_is_not_kept() -> None:
-    cache = RequestCache(max_bytes=100)
+    cache = RequestCache(max_bytes=2_000)
     remember_turn(cache, "openai", {"k": "v"}, _turn(), 5_000)
     assert len(cache) == 0
     assert cache.bytes_used == 0

@@ -112,3 +112,30 @@ messages = st.lists(
 def test_the_summary_never_exceeds_its_budget(span: list[Message], budget: int) -> None:
     text = summarize(tuple(span), budget)
     assert default_counter().count(text) <= budget
+
+
+def test_paths_are_told_from_urls_numbers_and_prose() -> None:
+    said = (
+        "Edit ./run.sh and src/app/main.py (see docs/setup.md), not http://example.com/a.py; "
+        "the ratio is 3/4, e.g. fine, and pytest tests/test_app.py::test_main failed."
+    )
+    text = summarize((user(said),), 500)
+    files = text.split("## Files and code\n")[1].split("\n\n")[0].splitlines()
+    assert files == [
+        "- ./run.sh",
+        "- src/app/main.py",
+        "- docs/setup.md",
+        "- tests/test_app.py",
+    ]
+
+
+def test_a_small_budget_covers_every_kind_before_listing_all_of_one() -> None:
+    span = [user("Rename the config loader everywhere.")]
+    for n in range(30):
+        span.append(assistant(f"Edited pkg/mod_{n}/loader.py and pkg/mod_{n}/test_loader.py."))
+    span.append(result("c9", "ImportError: cannot import name 'load' from 'pkg.config'", True))
+    span.append(assistant("Next I fix the import in pkg/config.py."))
+    text = summarize(tuple(span), 200)
+    assert "ImportError: cannot import name 'load'" in text
+    assert "Next I fix the import in pkg/config.py." in text
+    assert "Rename the config loader everywhere." in text

@@ -235,3 +235,17 @@ def test_tokie_spec_and_missing_extra(deepseek: dict[str, Any], without: Any) ->
     without("tokie")
     with pytest.raises(MissingExtraError, match=r"ctxbudget\[tokie\]"):
         get_counter(f"tokie:{deepseek['dir']}")
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=st.text(max_size=40))
+def test_auto_resolves_every_model_name_to_a_usable_spec(name: str) -> None:
+    """Property: ``auto:`` never fails on a name; it gives an exact vocabulary that is
+    installed, or a shipped calibrated profile."""
+    spec = model_counter_spec(name)
+    kind, _, argument = spec.partition(":")
+    if kind == "exact":
+        assert exact_available(argument)
+    else:
+        assert kind == "calibrated"
+        assert argument in PROFILE_NAMES

@@ -103,3 +103,11 @@ def test_json_inside_markdown_is_read(tmp_path: Path) -> None:
     assert read_transcript(path) == [
         s.__class__(s.session_id, s.agent, s.events, str(path)) for s in read_transcript(CLAUDE_LOG)
     ]
+
+
+def test_a_transcript_with_nothing_to_import_says_why(tmp_path: Path) -> None:
+    """`claude -p --output-format json` without --verbose keeps only the result event."""
+    result = {"type": "result", "subtype": "success", "session_id": "s", "result": "done"}
+    path = write(tmp_path, "result.json", json.dumps(result))
+    with pytest.raises(TranscriptError, match=r"holds no messages or calls.*--verbose"):
+        read_transcript(path)

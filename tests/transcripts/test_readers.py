@@ -7,6 +7,7 @@ agent's format (no real session text).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ import pytest
 
 from ctxbudget.ledger import MemoryLedger
 from ctxbudget.meter import TokenMeter
-from ctxbudget.transcripts import ImportedSession, read_transcript
+from ctxbudget.transcripts import ImportedSession, detect_format, read_transcript
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CLAUDE_LOG = FIXTURES / "claude_code_session.jsonl"
@@ -116,7 +117,7 @@ def test_a_compaction_replaces_what_the_model_saw() -> None:
     main = read_transcript(CLAUDE_LOG)[0]
     ledger = imported(main)
     summary = next(e for e in main.events if isinstance(e.get("surface_op"), dict))
-    assert summary["data"]["source"]["kind"] == "compaction"
+    assert summary["data"]["source"] == {"kind": "agent-compaction", "agent": "claude-code"}
     surface = [n.seq for n in TokenMeter(ledger).measure(main.session_id).nodes]
     assert surface[0] == main.events.index(summary)
     assert len(surface) == 3  # the summary, the next user message, the answer
@@ -143,6 +144,11 @@ def test_codex_calls_end_at_token_counts_and_repeats_add_nothing() -> None:
     assert [b["type"] for b in first["content"]] == ["reasoning", "tool-call"]
     kinds = [e["type"] for e in session.events]
     assert kinds[0] == "context/message"  # the developer message
+    header = next(e for e in session.events if e["type"] == "request/header")["data"]["header"]
+    assert header == {
+        "config": {"provider": "openai", "model": "gpt-5-codex"},
+        "system": "You are a coding agent running in a terminal.",
+    }
     results = [e["data"] for e in session.events if e["type"] == "tool/result"]
     assert [(r["call_id"], r["step"]) for r in results] == [("call_1", 1)]
 
@@ -188,3 +194,90 @@ def test_openhands_shows_what_the_model_saw() -> None:
         "cache_read_tokens": 2890,
         "cache_write_tokens": 6,
     }
+
+
+def test_a_rewound_branch_is_dropped(tmp_path: Path) -> None:
+    """The user rewound to before their second prompt and sent another: the model
+    never saw the first second prompt again, so only the branch continued is kept."""
+
+    def record(uuid: str, parent: str | None, kind: str, content: Any, **extra: Any) -> str:
+        message: dict[str, Any] = {"role": kind, "content": content}
+        if kind == "assistant":
+            usage = {"input_tokens": 100, "output_tokens": 5}
+            message |= {"id": f"msg-{uuid}", "model": "claude", "usage": usage}
+        fields = {"uuid": uuid, "parentUuid": parent, "sessionId": "s", "isSidechain": False}
+        return json.dumps({"type": kind, **fields, "message": message, **extra})
+
+    lines = [
+        record("p1", None, "user", "first prompt"),
+        record("a1", "p1", "assistant", [{"type": "text", "text": "first answer"}]),
+        record("p2", "a1", "user", "a prompt the user took back"),
+        record("a2", "p2", "assistant", [{"type": "text", "text": "an answer nobody kept"}]),
+        record("p3", "a1", "user", "the prompt sent instead"),
+        record("a3", "p3", "assistant", [{"type": "text", "text": "the answer kept"}]),
+    ]
+    path = tmp_path / "rewound.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (session,) = read_transcript(path)
+    texts = [e["data"]["content"][0]["text"] for e in session.events if "content" in e["data"]]
+    assert texts == ["first prompt", "first answer", "the prompt sent instead", "the answer kept"]
+
+
+def test_a_saved_list_of_messages_reads_as_the_body_holding_them(tmp_path: Path) -> None:
+    conversation = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "2+2?"},
+        {
+            "role": "assistant",
+            "content": "4",
+            "usage": {"prompt_tokens": 20, "completion_tokens": 1},
+        },
+    ]
+    path = tmp_path / "conversation.json"
+    path.write_text(json.dumps(conversation), encoding="utf-8")
+    (session,) = read_transcript(path)
+    assert session.agent == "openai"
+    assert messages(session)[0]["usage"]["input_tokens"] == 20
+
+
+@pytest.mark.parametrize(("path", "format"), FORMATS, ids=lambda v: getattr(v, "name", v))
+def test_detect_format_names_the_format(path: Path, format: str) -> None:
+    assert detect_format(path) == format
+
+
+def test_codex_cache_writes_are_part_of_the_input(tmp_path: Path) -> None:
+    """Newer rollouts report cache_write_input_tokens inside input_tokens too."""
+    usage = {
+        "input_tokens": 9_000,
+        "cached_input_tokens": 6_000,
+        "cache_write_input_tokens": 2_500,
+        "output_tokens": 40,
+        "reasoning_output_tokens": 0,
+        "total_tokens": 9_040,
+    }
+    lines = [
+        {"type": "session_meta", "payload": {"id": "c"}},
+        {"type": "turn_context", "payload": {"model": "gpt-5.5"}},
+        {"type": "response_item", "payload": {"type": "message", "role": "user", "content": []}},
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "done"}],
+            },
+        },
+        {
+            "type": "event_msg",
+            "payload": {
+                "type": "token_count",
+                "info": {"total_token_usage": usage, "last_token_usage": usage},
+            },
+        },
+    ]
+    path = tmp_path / "rollout-new.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    (session,) = read_transcript(path)
+    recorded = messages(session)[0]["usage"]
+    assert (recorded["input_tokens"], recorded["cache_read_tokens"]) == (500, 6_000)
+    assert recorded["cache_write_tokens"] == 2_500

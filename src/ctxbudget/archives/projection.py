@@ -7,6 +7,7 @@ these messages, archives store and give back exactly these messages.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from types import MappingProxyType
 from typing import Final
 
 from ctxbudget.content import Message, ToolResultBlock, blocks_from_json
@@ -14,12 +15,14 @@ from ctxbudget.ledger import SURFACE_TYPES, Event
 
 __all__ = ["event_message", "event_messages"]
 
-_ROLES: Final = {
-    "user/message": "user",
-    "assistant/message": "assistant",
-    "context/message": "context",
-    "steering/message": "steering",
-}
+_ROLES: Final = MappingProxyType(
+    {
+        "user/message": "user",
+        "assistant/message": "assistant",
+        "context/message": "context",
+        "steering/message": "steering",
+    }
+)
 
 
 def event_message(event: Event) -> Message:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 from ctxbudget.archives import Archive, AsyncArchive, Original
 from ctxbudget.compaction.config import CompactionConfig
@@ -106,12 +106,15 @@ class Compactor(_Engine):
         new_id: Callable[[], str] | None = None,
     ) -> None:
         super().__init__(meter, summarizer, config, new_id)
+        _check_archive(archive, Archive)
         self.ledger, self.summarizer, self.archive = ledger, summarizer, archive
 
     def __repr__(self) -> str:
         return f"Compactor({self.ledger!r}, {self.summarizer!r}, {self.archive!r})"
 
-    def compact_if_needed(self, session_id: str, trigger: str = "pressure") -> CompactionOutcome:
+    def compact_if_needed(
+        self, session_id: str, trigger: Literal["pressure", "overflow"] = "pressure"
+    ) -> CompactionOutcome:
         """Compact when the session is at or above the threshold (``"pressure"``), or
         right away keeping only the last node's pair (``"overflow"``)."""
         outcome: CompactionOutcome = self._run(session_id, self._decide(session_id, trigger))
@@ -171,13 +174,14 @@ class AsyncCompactor(_Engine):
         new_id: Callable[[], str] | None = None,
     ) -> None:
         super().__init__(meter, summarizer, config, new_id)
+        _check_archive(archive, AsyncArchive)
         self.ledger, self.summarizer, self.archive = ledger, summarizer, archive
 
     def __repr__(self) -> str:
         return f"AsyncCompactor({self.ledger!r}, {self.summarizer!r}, {self.archive!r})"
 
     async def compact_if_needed(
-        self, session_id: str, trigger: str = "pressure"
+        self, session_id: str, trigger: Literal["pressure", "overflow"] = "pressure"
     ) -> CompactionOutcome:
         """Same as ``Compactor.compact_if_needed``."""
         outcome: CompactionOutcome = await self._run(session_id, self._decide(session_id, trigger))
@@ -219,6 +223,14 @@ class AsyncCompactor(_Engine):
             step.tail,
             _AsyncItemArchive(archive, step.original),
             _AsyncItemSummarizer(self.summarizer, step.request, self.meter),
+        )
+
+
+def _check_archive(choice: object, protocol: Any) -> None:
+    if not isinstance(choice, protocol) and not callable(choice):
+        raise ConfigError(
+            f"archive {choice!r} is not an {protocol.__name__} (store and retrieve) nor a "
+            "factory session_id -> archive"
         )
 
 

@@ -52,14 +52,19 @@ def compact_if_needed_steps(ctx: Context, session_id: str, trigger: Trigger) -> 
     failures = 0
     why: tuple[StallReason, str] = ("summary_not_smaller", "no candidate span could be shrunk")
     total, stopped = measured.total_tokens, False
+    rounds = 0
     while len(landed) < allowed and failures <= MAX_SHRINK_FAILURES:
-        found = yield from select_range_steps(ctx, retain)
+        if rounds:  # the first round chooses from the decision's own measurement
+            measured = yield Measure()
+        rounds += 1
+        view, events = yield from surface_view_steps(measured)
+        found = choose_range(view, retain, ctx.framing_tokens, unshrinkable_spans(events))
         if not isinstance(found, CompactionRange):
             why, stopped = found, True
             break
         try:
             result = yield from compact_region_steps(
-                ctx, session_id, found.start_seq, found.end_seq, trigger
+                ctx, session_id, found.start_seq, found.end_seq, trigger, (measured, view)
             )
         except SummaryNotSmallerError:
             failures += 1

@@ -66,11 +66,23 @@ def surface_view_steps(measurement: Measurement) -> Steps:
 
 
 def compact_region_steps(
-    ctx: Context, session_id: str, start_seq: int, end_seq: int, trigger: Trigger
+    ctx: Context,
+    session_id: str,
+    start_seq: int,
+    end_seq: int,
+    trigger: Trigger,
+    seen: tuple[Measurement, SurfaceView] | None = None,
 ) -> Steps:
-    """Compact ``start_seq``..``end_seq`` of the surface; returns ``Compacted``."""
-    measured: Measurement = yield Measure()
-    view, _ = yield from surface_view_steps(measured)
+    """Compact ``start_seq``..``end_seq`` of the surface; returns ``Compacted``.
+
+    ``seen``: a measurement and its view just taken by the caller, to save a read (the
+    lock is appended at that measurement's revision, so a stale one only conflicts).
+    """
+    if seen is None:
+        measured: Measurement = yield Measure()
+        view, _ = yield from surface_view_steps(measured)
+    else:
+        measured, view = seen
     span, plan = region_plan(view, start_seq, end_seq)
     budget = _summary_budget(ctx, span)
     compaction_id = ctx.new_id()

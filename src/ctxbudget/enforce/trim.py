@@ -14,6 +14,7 @@ valid JSON), images or unknown blocks.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -123,7 +124,7 @@ def _remembered_trim(turn: Turn, rule: TrimRule, cache: RequestCache) -> Turn:
     if entry is not None and entry[0] is turn:  # type: ignore[index]
         return entry[1]  # type: ignore[index,no-any-return]
     result = _trim_turn(turn, rule)
-    kept = sum(len(b.text) for b in result.message.content if isinstance(b, TextBlock))
+    kept = sum(sys.getsizeof(b.text) for b in result.message.content if isinstance(b, TextBlock))
     cache.put(key, (turn, result), kept if result is not turn else 0)
     return result
 

@@ -91,11 +91,11 @@ def remembered_turn(cache: RequestCache, format: str, raw: Mapping[str, Any]) ->
 
 
 def remember_turn(
-    cache: RequestCache, format: str, raw: Mapping[str, Any], turn: Turn, text_chars: int
+    cache: RequestCache, format: str, raw: Mapping[str, Any], turn: Turn, text_bytes: int
 ) -> None:
     """Remember ``turn`` as the parse of ``raw`` when ``raw`` can be checked later."""
     if type(raw) is not dict:
         return
     shape = _shape(raw)
     if shape is not _MISSING:
-        cache.put(("turn", format, id(raw)), (raw, shape, turn), text_chars)
+        cache.put(("turn", format, id(raw)), (raw, shape, turn), text_bytes)

@@ -21,6 +21,7 @@ reads and writes; nothing else.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Final
 
@@ -64,14 +65,14 @@ _SCALARS: Final = (str, int, float, bool, type(None))
 
 
 def nested_chars(value: Any, where: str, label: str) -> int:
-    """The characters of text in ``value``; ``FormatError`` when it is not plain JSON
-    or nests deeper than ``MAX_NESTING``. Iterative, so no depth can overflow it."""
+    """The memory (bytes) of the strings in ``value``; ``FormatError`` when it is not
+    plain JSON or nests deeper than ``MAX_NESTING``. Iterative: no depth overflows it."""
     chars = 0
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
         if isinstance(item, str):
-            chars += len(item)
+            chars += sys.getsizeof(item)  # O(1); 1, 2 or 4 bytes a character
         elif isinstance(item, _SCALARS):
             chars += 8
         elif isinstance(item, Mapping | list | tuple):
@@ -80,10 +81,17 @@ def nested_chars(value: Any, where: str, label: str) -> int:
                     f"{label} request: {where} nests deeper than {MAX_NESTING} levels; "
                     "flatten the value (no provider accepts such a body)"
                 )
-            children = item.values() if isinstance(item, Mapping) else item
-            stack.extend((child, depth + 1) for child in children)
             if isinstance(item, Mapping):
-                chars += sum(len(key) if isinstance(key, str) else 8 for key in item)
+                for key in item:
+                    if not isinstance(key, str):
+                        raise FormatError(
+                            f"{label} request: {where} has the key {key!r}; "
+                            "JSON object keys are strings"
+                        )
+                    chars += 8  # keys are mostly interned: a pointer
+                stack.extend((child, depth + 1) for child in item.values())
+            else:
+                stack.extend((child, depth + 1) for child in item)
         else:
             raise FormatError(
                 f"{label} request: {where} holds a {type(item).__name__}; "

@@ -162,7 +162,9 @@ def _own_block(block: Any) -> bool:
     if not isinstance(block, Mapping):
         return False
     kind = block.get("type")
-    return kind in _OWN_BLOCK_TYPES or (kind == "image" and "source" in block)
+    return isinstance(kind, str) and (
+        kind in _OWN_BLOCK_TYPES or (kind == "image" and "source" in block)
+    )
 
 
 # -- block parsers ----------------------------------------------------------------------------

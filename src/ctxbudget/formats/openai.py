@@ -78,9 +78,7 @@ class _ChatFormat(ProviderFormat):
             if any(key in message for key in _OWN_MESSAGE_KEYS):
                 return True
             content = message.get("content")
-            if isinstance(content, list) and any(
-                isinstance(p, Mapping) and p.get("type") in _OWN_PART_TYPES for p in content
-            ):
+            if isinstance(content, list) and any(_own_part(p) for p in content):
                 return True
         return False
 
@@ -228,6 +226,11 @@ class _ChatFormat(ProviderFormat):
         """``request`` with ``text`` as a system message of its own after the system prompt."""
         role = request.system[0].message.role if request.system else "system"
         return request.with_system((*request.system, Turn.new_text(role, text)))
+
+
+def _own_part(part: Any) -> bool:
+    kind = part.get("type") if isinstance(part, Mapping) else None
+    return isinstance(kind, str) and kind in _OWN_PART_TYPES
 
 
 def _text_part(part: Part, where: str) -> Block:

@@ -179,13 +179,11 @@ class _ResponsesFormat(ProviderFormat):
         return tuple(t for t in request.system if not _is_instructions(t)) + request.turns
 
     def render_system(self, request: Request) -> dict[str, Any]:
-        """``instructions``: the instructions turn's texts, one paragraph each."""
+        """``instructions``, as they came (no stage edits the system prompt)."""
         for turn in request.system:
             if _is_instructions(turn):
-                if turn.untouched:
-                    return {"instructions": turn.source["content"]}
                 texts = [b.text for b in turn.message.content if isinstance(b, TextBlock)]
-                return {"instructions": "\n\n".join(texts)}
+                return {"instructions": "".join(texts)}
         return {}
 
     def render(self, request: Request) -> dict[str, Any]:
@@ -226,16 +224,12 @@ class _ResponsesFormat(ProviderFormat):
         return out
 
     def add_system_section(self, request: Request, text: str) -> Request:
-        """``request`` with ``text`` as a paragraph of its own at the end of ``instructions``."""
-        system = list(request.system)
-        for index, turn in enumerate(system):
-            if _is_instructions(turn):
-                message = Message("system", (*turn.message.content, TextBlock(text)))
-                system[index] = turn.edited(message)
-                return request.with_system(tuple(system))
-        source = {"type": _INSTRUCTIONS, "content": text}
-        added = Turn(_system_text(text), source, (None,))
-        return request.with_system((added, *system))
+        """``request`` with ``text`` as a developer message after the system prompt.
+
+        Not appended to ``instructions``: any separator would become part of the
+        instructions' last section, and a never-trim section must stay as it was.
+        """
+        return request.with_system((*request.system, Turn.new_text("developer", text)))
 
 
 def _system_text(text: str) -> Message:
@@ -306,5 +300,5 @@ def render_request(request: Request) -> dict[str, Any]:
 
 
 def add_system_section(request: Request, text: str) -> Request:
-    """``request`` with ``text`` as a paragraph of its own at the end of ``instructions``."""
+    """``request`` with ``text`` as a developer message after the system prompt."""
     return RESPONSES.add_system_section(request, text)

@@ -15,7 +15,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias
 
-__all__ = ["MIN_PLAUSIBLE_USAGE_RATIO", "AnchorRule", "UsageVerdict", "usage_trusted"]
+__all__ = [
+    "DEFAULT_ANCHOR_RULE",
+    "MIN_PLAUSIBLE_USAGE_RATIO",
+    "SEED_ANCHOR_RULE",
+    "AnchorRule",
+    "UsageVerdict",
+    "usage_trusted",
+]
 
 UsageVerdict: TypeAlias = Literal[
     "no-usage", "trusted", "trusted-below-estimate", "below-estimate", "implausible"
@@ -35,9 +42,17 @@ MIN_PLAUSIBLE_USAGE_RATIO: Final = 0.5
 
 @dataclass(frozen=True, slots=True)
 class AnchorRule:
-    """``trust_lower_usage``: the default rule (True) or the reference rule (False)."""
+    """Which usage anchors a measurement.
+
+    ``trust_lower_usage``: usage below the meter's estimate anchors unless implausible
+    (the default rule) or never (the seed's). ``per_envelope``: a measurement may
+    anchor on the latest call *of its envelope*, not only on the latest call, so a
+    session that switched models and back still stands on its own usage (the seed
+    keeps one anchor: the latest call's).
+    """
 
     trust_lower_usage: bool
+    per_envelope: bool = False
 
     def judge(self, usage_tokens: int, estimated_tokens: int) -> UsageVerdict:
         """The verdict on usage reporting ``usage_tokens`` where the meter estimates
@@ -54,3 +69,9 @@ class AnchorRule:
 def usage_trusted(verdict: UsageVerdict) -> bool:
     """True when usage with this verdict anchors the measurement."""
     return verdict in ("trusted", "trusted-below-estimate")
+
+
+DEFAULT_ANCHOR_RULE: Final = AnchorRule(trust_lower_usage=True, per_envelope=True)
+"""The rule of ``TokenMeter(ledger)`` with its default counter."""
+SEED_ANCHOR_RULE: Final = AnchorRule(trust_lower_usage=False, per_envelope=False)
+"""The seed's rule, kept with a counter you pass: its vectors hold exactly."""

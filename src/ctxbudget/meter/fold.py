@@ -30,7 +30,10 @@ from ctxbudget.meter.measurement import Baseline, Usage
 from ctxbudget.meter.nodes import Node, NodeVector
 
 __all__ = [
+    "CALIBRATION_PRIOR_TOKENS",
+    "MAX_ANSWER_RATIO",
     "MAX_DELTA_SCALE",
+    "MAX_ENVELOPE_ANCHORS",
     "MIN_CALIBRATION_TOKENS",
     "MIN_DELTA_SCALE",
     "Anchor",
@@ -40,6 +43,7 @@ __all__ = [
     "PricedHeader",
     "Pricing",
     "UsageGrowth",
+    "anchor_header",
     "fold_event",
 ]
 
@@ -112,34 +116,64 @@ class OpenStep:
 
 @dataclass(frozen=True, slots=True)
 class UsageGrowth:
-    """How a session's prompts really grew between anchored calls, against the priced growth.
+    """What the provider counted for this session's text, against what the counter
+    priced for it: the session's own correction for the counter's bias (a tokenizer
+    nobody ships, a script it packs densely, tool output denser than prose), learned
+    from usage and never from guesses. Two kinds of evidence:
 
-    Between two calls with the same envelope, the provider's prompt grew by
-    ``new prompt - previous anchor``; the counter priced the same surface change at
-    ``surface at the step start - surface at the previous anchor``. Their ratio is
-    the session's own correction for the counter's bias (a tokenizer nobody ships,
-    tool output denser than prose), learned from usage and never from guesses.
+    - growth (``actual``, ``priced``): between two calls with the same envelope the
+      provider's prompt grew by ``new prompt - previous anchor``; the counter priced
+      the same surface change at ``surface at the step start - surface at the
+      previous anchor``. It covers what deltas are made of (tool output, user text)
+      but also what the log never shows (reminders an agent injects), so it counts
+      only once ``MIN_CALIBRATION_TOKENS`` of it have been seen;
+    - answers (``answered_actual``, ``answered_priced``): a call that answered in
+      plain text (no tool calls, no reasoning) reported ``output_tokens`` for exactly
+      the text the counter priced: clean evidence of the session's language, weighed
+      from the first answer against a prior of ``CALIBRATION_PRIOR_TOKENS`` at 1.
     """
 
     actual: int = 0
     priced: int = 0
+    answered_actual: int = 0
+    answered_priced: int = 0
 
     def scale(self) -> float:
-        """``actual / priced`` within [MIN_DELTA_SCALE, MAX_DELTA_SCALE]; 1.0 until
-        ``MIN_CALIBRATION_TOKENS`` of priced growth have been seen."""
-        if self.priced < MIN_CALIBRATION_TOKENS:
-            return 1.0
-        return min(MAX_DELTA_SCALE, max(MIN_DELTA_SCALE, self.actual / self.priced))
+        """The factor for priced deltas, within [MIN_DELTA_SCALE, MAX_DELTA_SCALE]:
+        all evidence once there is enough growth, else the answers against the prior
+        (1.0 with no evidence at all)."""
+        if self.priced >= MIN_CALIBRATION_TOKENS:
+            ratio = (self.actual + self.answered_actual) / (self.priced + self.answered_priced)
+        else:
+            prior = CALIBRATION_PRIOR_TOKENS
+            ratio = (self.answered_actual + prior) / (self.answered_priced + prior)
+        return min(MAX_DELTA_SCALE, max(MIN_DELTA_SCALE, ratio))
 
     def observed(self, actual: int, priced: int) -> UsageGrowth:
-        """The growth after one more pair of anchored calls."""
-        return UsageGrowth(self.actual + actual, self.priced + priced)
+        """The evidence after one more pair of anchored calls."""
+        return replace(self, actual=self.actual + actual, priced=self.priced + priced)
+
+    def answered(self, actual: int, priced: int) -> UsageGrowth:
+        """The evidence after one more plain-text answer."""
+        return replace(
+            self,
+            answered_actual=self.answered_actual + actual,
+            answered_priced=self.answered_priced + priced,
+        )
 
 
 MIN_CALIBRATION_TOKENS: Final = 5_000
-"""Priced growth a session needs before its own usage rescales the priced delta."""
+"""Priced growth a session needs before its growth rescales the priced delta."""
+MAX_ANSWER_RATIO: Final = 1.5
+"""Reported over priced output beyond which (or below whose inverse) an answer is not
+evidence of the tokenizer."""
+CALIBRATION_PRIOR_TOKENS: Final = 300
+"""The weight, in priced tokens, of the prior that the counter is right (ratio 1)
+against which plain-text answers are weighed."""
 MIN_DELTA_SCALE: Final = 0.5
 MAX_DELTA_SCALE: Final = 2.0
+MAX_ENVELOPE_ANCHORS: Final = 4
+"""How many envelopes' latest anchors a fold keeps (the current one included)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +187,10 @@ class FoldState:
     step: OpenStep | None = None
     anchor: Anchor | None = None
     growth: UsageGrowth = UsageGrowth()
+    # The latest anchor of each other envelope seen lately, newest first (at most
+    # MAX_ENVELOPE_ANCHORS - 1): a session that switches models and back can anchor
+    # on its own earlier usage again (docs/meter.md, "Envelopes").
+    other_anchors: tuple[Anchor, ...] = ()
 
 
 Lookup = Callable[[int], Event | None]
@@ -236,11 +274,29 @@ def _fold_surface(state: FoldState, event: Event, pricing: Pricing, lookup: Look
     step = _assistant_step(state, event) if event.type == ASSISTANT_MESSAGE.type else None
     price = _price_event(event, pricing)
     nodes, surface_tokens = _apply_op(state, event, price)
-    anchor, growth = state.anchor, state.growth
-    if step is not None:
-        anchor = _anchor(state.header, step, event, price, pricing, lookup)
-        growth = _grown(growth, state.anchor, anchor, step)
-    return replace(state, nodes=nodes, surface_tokens=surface_tokens, anchor=anchor, growth=growth)
+    if step is None:
+        return replace(state, nodes=nodes, surface_tokens=surface_tokens)
+    anchor = _anchor(state.header, step, event, price, pricing, lookup)
+    previous = (state.anchor, *state.other_anchors)
+    same = next((a for a in previous if a is not None and _same_envelope(a, anchor)), None)
+    others = tuple(a for a in previous if a is not None and a is not same)
+    return replace(
+        state,
+        nodes=nodes,
+        surface_tokens=surface_tokens,
+        anchor=anchor,
+        growth=_answered(_grown(state.growth, same, anchor, step), anchor, step, event),
+        other_anchors=others[: MAX_ENVELOPE_ANCHORS - 1],
+    )
+
+
+def anchor_header(anchor: Anchor) -> RequestHeader | None:
+    """The envelope ``anchor`` was made in."""
+    return anchor.header.header if anchor.header else None
+
+
+def _same_envelope(a: Anchor, b: Anchor) -> bool:
+    return a.header is b.header or headers_equal(anchor_header(a), anchor_header(b))
 
 
 def _grown(
@@ -257,6 +313,24 @@ def _grown(
     if priced <= 0 or not headers_equal(before, now):
         return growth
     return growth.observed(usage.prompt_tokens - previous.baseline.tokens, priced)
+
+
+def _answered(growth: UsageGrowth, anchor: Anchor, step: OpenStep, event: Event) -> UsageGrowth:
+    """Add a plain-text answer's reported output against its priced text. Answers with
+    tool calls or reasoning are left out (providers count their framing and hidden
+    reasoning apart from the text), and so is a ratio beyond ``MAX_ANSWER_RATIO``
+    either way: tokenizers differ by less, so such a count holds more than the text
+    (reasoning the log does not show)."""
+    usage = anchor.baseline.usage
+    content = event.data.get("content") or ()
+    if anchor.baseline.kind != "usage" or usage is None or usage.reasoning_tokens:
+        return growth
+    if not content or any(block.get("type") != "text" for block in content):
+        return growth
+    priced = anchor.surface_tokens - step.surface_tokens
+    if priced <= 0 or not 1 / MAX_ANSWER_RATIO <= usage.output_tokens / priced <= MAX_ANSWER_RATIO:
+        return growth
+    return growth.answered(usage.output_tokens, priced)
 
 
 def _assistant_step(state: FoldState, event: Event) -> OpenStep:

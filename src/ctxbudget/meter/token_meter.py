@@ -17,8 +17,13 @@ from ctxbudget.content import Message, message_from_json
 from ctxbudget.errors import ConfigError, ReplayError
 from ctxbudget.kernel import classify
 from ctxbudget.ledger import Event, LedgerReader
-from ctxbudget.meter.anchor_rule import AnchorRule, UsageVerdict
-from ctxbudget.meter.fold import FoldError, FoldState, fold_event
+from ctxbudget.meter.anchor_rule import (
+    DEFAULT_ANCHOR_RULE,
+    SEED_ANCHOR_RULE,
+    AnchorRule,
+    UsageVerdict,
+)
+from ctxbudget.meter.fold import FoldError, FoldState, anchor_header, fold_event
 from ctxbudget.meter.fold_cache import DEFAULT_FOLD_CACHE_BYTES, FoldCache
 from ctxbudget.meter.headers import RequestHeader, canonical_header, headers_equal
 from ctxbudget.meter.history import CallPrediction, PrefixReader, call_points
@@ -73,11 +78,12 @@ class TokenMeter:
     ``Measurement.delta_scale``). ``None`` turns it on for the default counter and
     off when you pass a counter, so a counter you chose prices exactly as it counts.
 
-    ``trust_lower_usage``: let usage below the meter's own estimate anchor, unless it
-    is implausibly low (``docs/meter.md``, the anchor rule; ``Measurement.usage_verdict``
-    says what happened). ``None`` turns it on for the default counter and off when
-    you pass a counter, which keeps the reference meter's rule: lower usage is never
-    trusted.
+    ``anchor_rule``: which usage anchors (``docs/meter.md``, the anchor rule;
+    ``Measurement.usage_verdict`` says what happened). ``None`` takes
+    ``DEFAULT_ANCHOR_RULE`` with the default counter (usage below the meter's estimate
+    is trusted unless implausibly low; each envelope keeps its latest anchor) and
+    ``SEED_ANCHOR_RULE`` when you pass a counter (lower usage is never trusted; one
+    anchor, the latest call's), so the seed's vectors hold exactly.
 
     ``fold_cache_bytes``: how much the meter keeps of its sessions' folds (an
     estimate, see ``ctxbudget.meter.fold_cache``); the least recently measured
@@ -92,7 +98,7 @@ class TokenMeter:
         overheads: Overheads | None = None,
         *,
         calibrate: bool | None = None,
-        trust_lower_usage: bool | None = None,
+        anchor_rule: AnchorRule | None = None,
         fold_cache_bytes: int = DEFAULT_FOLD_CACHE_BYTES,
     ) -> None:
         if (
@@ -106,9 +112,10 @@ class TokenMeter:
         self._ledger = ledger
         if overheads is None:
             overheads = DEFAULT_OVERHEADS if counter is None else SEED_OVERHEADS
-        trust = trust_lower_usage if trust_lower_usage is not None else counter is None
+        if anchor_rule is None:
+            anchor_rule = DEFAULT_ANCHOR_RULE if counter is None else SEED_ANCHOR_RULE
         self._pricing = _Pricing(
-            counter if counter is not None else central_counter(), overheads, AnchorRule(trust)
+            counter if counter is not None else central_counter(), overheads, anchor_rule
         )
         self._context_window = context_window
         # A counter the caller chose prices exactly as it counts; the default one
@@ -132,9 +139,9 @@ class TokenMeter:
         return self._pricing.counter
 
     @property
-    def trusts_lower_usage(self) -> bool:
-        """True when usage below the meter's estimate may anchor (the default rule)."""
-        return self._pricing.anchor_rule.trust_lower_usage
+    def anchor_rule(self) -> AnchorRule:
+        """Which usage anchors this meter's measurements."""
+        return self._pricing.anchor_rule
 
     @property
     def fold_cache_bytes(self) -> int:
@@ -176,7 +183,9 @@ class TokenMeter:
         else:
             header = canonical_header(request_header)
             header_tokens = self._pricing.header(header)
-        baseline, delta, verdict = _baseline(state, header, header_tokens)
+        baseline, delta, verdict = _baseline(
+            state, header, header_tokens, self._pricing.anchor_rule.per_envelope
+        )
         scale = 1.0
         if self._calibrate and baseline.kind == "usage":
             scale = state.growth.scale()
@@ -211,7 +220,7 @@ class TokenMeter:
             self._context_window,
             pricing.overheads,
             calibrate=self._calibrate,
-            trust_lower_usage=pricing.anchor_rule.trust_lower_usage,
+            anchor_rule=pricing.anchor_rule,
             fold_cache_bytes=self._folds.max_bytes,
         )
         calls = []
@@ -249,12 +258,13 @@ class TokenMeter:
 
 
 def _baseline(
-    state: FoldState, header: RequestHeader | None, header_tokens: int
+    state: FoldState, header: RequestHeader | None, header_tokens: int, per_envelope: bool
 ) -> tuple[Baseline, int, UsageVerdict]:
-    anchor = state.anchor
-    anchor_header = anchor.header.header if anchor and anchor.header else None
-    if anchor is not None and headers_equal(anchor_header, header):
-        return anchor.baseline, state.surface_tokens - anchor.surface_tokens, anchor.verdict
+    candidates = (state.anchor, *state.other_anchors) if per_envelope else (state.anchor,)
+    for anchor in candidates:
+        if anchor is not None and headers_equal(anchor_header(anchor), header):
+            delta = state.surface_tokens - anchor.surface_tokens
+            return anchor.baseline, delta, anchor.verdict
     if header is None and state.surface_tokens == 0:
         return NO_BASELINE, 0, "no-usage"
     return Baseline("estimated", header_tokens + state.surface_tokens), 0, "no-usage"

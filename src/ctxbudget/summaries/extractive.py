@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from ctxbudget.content import Message, TextBlock, ToolCallBlock, ToolResultBlock
@@ -31,11 +31,47 @@ MAX_ITEM_CHARS: Final = 240
 """Longest line the summary quotes; longer text is cut and marked with an ellipsis."""
 MAX_PER_SECTION: Final = 64
 """Candidates kept per section before fitting: bounds the work on very long spans."""
+SECTION_STRIDE: Final = 4
+"""Lines a section gives at one rank before its next lines rank lower."""
 
-_PATH: Final = re.compile(
-    r"(?<![\w/.:-])(?:~?/)?(?:[\w.-]+/)+[\w.-]+"
-    r"|(?<![\w/.:-])[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|md|json|toml|yaml|yml|rs|go|c|h|hpp|cc|cpp|"
-    r"java|kt|rb|php|sh|sql|txt|cfg|ini|lock|html|css|csv)\b"
+_WORD_OPENERS: Final = "\"'`(<[{="
+_WORD_CLOSERS: Final = "\"'`),;>]}=:."
+"""Characters stripped from the ends of a word before it is tested as a path."""
+_PATHLIKE: Final = re.compile(r"~?/?(?:[\w.-]+/)*[\w-][\w.-]*")
+_EXTENSIONS: Final = frozenset(
+    [
+        "py",
+        "pyi",
+        "js",
+        "jsx",
+        "ts",
+        "tsx",
+        "md",
+        "json",
+        "toml",
+        "yaml",
+        "yml",
+        "rs",
+        "go",
+        "c",
+        "h",
+        "hpp",
+        "cc",
+        "cpp",
+        "java",
+        "kt",
+        "rb",
+        "php",
+        "sh",
+        "sql",
+        "txt",
+        "cfg",
+        "ini",
+        "lock",
+        "html",
+        "css",
+        "csv",
+    ]
 )
 _ERROR: Final = re.compile(
     r"\b(error|exception|traceback|failed|failure|fatal|panic|cannot|can't|not found)\b", re.I
@@ -129,8 +165,22 @@ def _file_lines(message: Message, position: int) -> Iterator[_Line]:
     texts = [render_blocks(message.content)]
     texts += [b.arguments for b in message.content if isinstance(b, ToolCallBlock)]
     for text in texts:
-        for match in _PATH.finditer(text):
-            yield _Line("Files and code", match.group(0).rstrip("."), 1, position)
+        for word in text.split():
+            if "/" not in word and "." not in word:
+                continue
+            path = word.split("::")[0].lstrip(_WORD_OPENERS).rstrip(_WORD_CLOSERS)
+            if _is_path(path):
+                yield _Line("Files and code", path, 1, position)
+
+
+def _is_path(word: str) -> bool:
+    """A file path: ``a/b``, ``/x``, ``./x``, ``~/y`` or ``name.ext`` with a known extension."""
+    if "://" in word or not any(c.isalpha() for c in word) or not _PATHLIKE.fullmatch(word):
+        return False
+    if "/" in word.strip("/") or word.startswith(("/", "./", "../", "~/")):
+        return len(word.strip("/.~")) > 0
+    stem, dot, extension = word.rpartition(".")
+    return bool(dot and stem and "/" not in word and extension in _EXTENSIONS)
 
 
 def _error_lines(message: Message, position: int) -> Iterator[_Line]:
@@ -168,7 +218,12 @@ def _call_lines(message: Message, position: int, latest: bool) -> Iterator[_Line
 
 
 def _dedupe(lines: Iterable[_Line]) -> list[_Line]:
-    """Each text once, at its best rank; at most ``MAX_PER_SECTION`` lines per section."""
+    """Each text once, at its best rank; at most ``MAX_PER_SECTION`` lines per section.
+
+    Every ``SECTION_STRIDE`` lines a section gives, its next lines drop one rank, so a
+    small budget covers every section before it lists all of one (forty file paths
+    would otherwise crowd out the one error that matters).
+    """
     best: dict[str, _Line] = {}
     for line in lines:
         key = line.text
@@ -179,7 +234,7 @@ def _dedupe(lines: Iterable[_Line]) -> list[_Line]:
     for line in sorted(best.values(), key=_priority):
         bucket = per_section.setdefault(line.section, [])
         if len(bucket) < MAX_PER_SECTION:
-            bucket.append(line)
+            bucket.append(replace(line, rank=line.rank + len(bucket) // SECTION_STRIDE))
     return sorted((line for b in per_section.values() for line in b), key=_priority)
 
 

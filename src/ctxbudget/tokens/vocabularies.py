@@ -9,7 +9,7 @@ docs/backends.md has the figures). Backends are listed fastest first::
     o200k_base     bpe-openai, tiktoken            tiktoken (bpe-openai's copy of the file)
     deepseek-v4    hf                              Hugging Face tokenizers
 
-tokie reads DeepSeek V4's ``tokenizer.json`` 15-60x faster than ``tokenizers`` but splits
+tokie reads DeepSeek V4's ``tokenizer.json`` 14-35x faster than ``tokenizers`` but splits
 two patterns differently (docs/backends.md), so it is not listed: ``tokie:<path>`` still
 builds it on request, under its own name.
 """

@@ -1,6 +1,7 @@
 """Chat JSON: an OpenAI Chat Completions or Anthropic Messages request body.
 
-The body is parsed by the library's request formats (``ctxbudget.formats``), so
+A JSON array of messages reads as the body holding them. The body is parsed by
+the library's request formats (``ctxbudget.formats``), so
 its system prompt and tools become the envelope and its messages the session.
 Every assistant message is one call; a ``usage`` object on it (as proxies and
 LiteLLM logs write it) is its recorded usage, in that provider's shape. An
@@ -28,11 +29,24 @@ _ANTHROPIC_BLOCKS: Final = frozenset({"tool_use", "tool_result", "thinking", "re
 _OPENAI_ROLES: Final = frozenset({"system", "developer", "tool", "function"})
 
 
-def chat_format_of(records: tuple[Record, ...]) -> str | None:
+def _body(records: tuple[Record, ...], lines: bool) -> Mapping[str, Any] | None:
+    """The request body the records hold: one object with ``messages``, or a JSON
+    array of messages (a conversation saved without its request around it)."""
+    if lines or not records:
+        return None
+    first = records[0].value
+    if len(records) == 1 and isinstance(first, Mapping) and "messages" in first:
+        return first
+    if all(isinstance(r.value, Mapping) and "role" in r.value for r in records):
+        return {"messages": [r.value for r in records]}
+    return None
+
+
+def chat_format_of(transcript: Transcript) -> str | None:
     """``"openai"`` or ``"anthropic"`` for a request body that shows which, ``"chat"``
     for one that could be either, ``None`` for anything else."""
-    body = records[0].value if len(records) == 1 else None
-    if not isinstance(body, Mapping) or not isinstance(body.get("messages"), list):
+    body = _body(transcript.records, transcript.lines)
+    if body is None or not isinstance(body.get("messages"), list):
         return None
     messages = [m for m in body["messages"] if isinstance(m, Mapping)]
     if "system" in body or any(_has_anthropic_blocks(m) for m in messages):
@@ -51,10 +65,11 @@ def _has_anthropic_blocks(message: Mapping[str, Any]) -> bool:
 
 def read_chat(transcript: Transcript, format: str) -> list[ImportedSession]:
     """The session of one request body in ``format`` (``openai`` or ``anthropic``)."""
-    record = transcript.records[0] if len(transcript.records) == 1 else None
-    body = record.value if record is not None else None
-    if not isinstance(body, Mapping):
-        raise transcript.fail(None, f"is not one {format} request body (a JSON object)")
+    body = _body(transcript.records, transcript.lines)
+    if body is None:
+        raise transcript.fail(
+            None, f"is not one {format} request body (a JSON object with 'messages')"
+        )
     try:
         request = parse_request(body, format)
     except FormatError as exc:

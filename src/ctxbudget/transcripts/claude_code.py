@@ -13,7 +13,9 @@ messages with ``parent_tool_use_id``.
 
 Sub-agent (sidechain) messages go to sessions of their own, named
 ``<session>/agent-<id>`` after the log's ``agentId`` or the tool call that started
-them, else ``<session>/sidechain-<n>`` in order of appearance. Synthetic messages
+them, else ``<session>/sidechain-<n>`` in order of appearance. A log holding a
+rewound conversation keeps the branch continued last (``transcripts.branches``).
+Synthetic messages
 (``model: "<synthetic>"``: notices Claude Code writes itself) are not calls.
 """
 
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from ctxbudget.transcripts.blocks import anthropic_blocks, tool_result_content
+from ctxbudget.transcripts.branches import abandoned_records
 from ctxbudget.transcripts.records import Record, Transcript
 from ctxbudget.transcripts.session import ImportedSession, SessionBuilder
 from ctxbudget.transcripts.usage import anthropic_usage
@@ -100,12 +103,14 @@ def read_claude_code(transcript: Transcript) -> list[ImportedSession]:
     """Every session (main thread first, then sidechains) in a Claude Code transcript."""
     threads = _Threads(transcript)
     for record in transcript.records:
-        value = record.value
-        if not isinstance(value, Mapping):
+        if not isinstance(record.value, Mapping):
             raise transcript.fail(record, "is not a JSON object")
+    abandoned = abandoned_records(r.value for r in transcript.records)
+    for record in transcript.records:
+        value = record.value
         kind = value.get("type")
-        if kind not in ("user", "assistant"):
-            continue  # summaries, snapshots, init and result events: nothing the model saw
+        if kind not in ("user", "assistant") or value.get("uuid") in abandoned:
+            continue  # summaries, snapshots, init and result events, rewound branches
         message = value.get("message")
         if not isinstance(message, Mapping):
             raise transcript.fail(record, f"is a {kind} record without a 'message' object")

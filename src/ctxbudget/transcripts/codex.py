@@ -1,7 +1,8 @@
 """Codex CLI rollout files (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``).
 
 Each line is ``{"timestamp", "type", "payload"}``: ``session_meta`` (the session
-id), ``turn_context`` (the model of the turns that follow), ``response_item``
+id), ``turn_context`` (the model of the turns that follow; newer ``session_meta`` lines
+also carry the base instructions, Codex's system prompt), ``response_item``
 (messages, reasoning, tool calls and their outputs, as the Responses API has
 them) and ``event_msg``. A call is the model output between two ``token_count``
 events; the second one's ``last_token_usage`` is its usage, where
@@ -122,8 +123,8 @@ def _line(rollout: _Rollout, record: Record) -> None:
             return
     if not isinstance(payload, Mapping):
         raise ValueError(f"{kind} line has no 'payload' object")
-    if kind == "session_meta" and isinstance(payload.get("id"), str):
-        rollout.builder.session_id = payload["id"]
+    if kind == "session_meta":
+        _session_meta(rollout.builder, payload)
     elif kind == "turn_context" and isinstance(payload.get("model"), str):
         rollout.model = payload["model"]
     elif kind == "response_item":
@@ -132,6 +133,19 @@ def _line(rollout: _Rollout, record: Record) -> None:
         rollout.builder.compacted(text_blocks(str(payload.get("message", ""))))
     elif kind == "event_msg" and payload.get("type") == "token_count":
         rollout.token_count(payload)
+
+
+def _session_meta(builder: SessionBuilder, meta: Mapping[str, Any]) -> None:
+    """The session id, provider and (in newer rollouts) the base instructions, which
+    Codex sends as the system prompt."""
+    if isinstance(meta.get("id"), str):
+        builder.session_id = meta["id"]
+    if isinstance(meta.get("model_provider"), str) and meta["model_provider"]:
+        builder.provider = meta["model_provider"]
+    base = meta.get("base_instructions")
+    text = base.get("text") if isinstance(base, Mapping) else base
+    if isinstance(text, str) and text:
+        builder.envelope(text)
 
 
 def _tool_call(item: Mapping[str, Any]) -> dict[str, Any]:

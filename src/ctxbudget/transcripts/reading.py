@@ -40,16 +40,38 @@ def read_transcript(path: str | Path, format: str = "auto") -> list[ImportedSess
             None,
             f"unknown transcript format {format!r}; use auto or one of {', '.join(_READERS)}",
         )
+    transcript = _load(path)
+    chosen = _detect(transcript) if format == "auto" else format
+    sessions = [s for s in _READERS[chosen](transcript) if s.events]
+    if not sessions:
+        raise transcript.fail(None, f"holds no messages or calls to import ({_EMPTY[chosen]})")
+    return sessions
+
+
+_EMPTY: Final = {
+    "claude-code": "`claude -p --output-format json` without --verbose saves only the result; "
+    "use --verbose or stream-json",
+    "codex": "the rollout holds no response items",
+    "openhands": "no event of the history is a message, an LLM call or an observation",
+    "openai": "the body holds no messages",
+    "anthropic": "the body holds no messages",
+}
+
+
+def detect_format(path: str | Path) -> str:
+    """The format ``read_transcript(path)`` would read the file as; ``TranscriptError``
+    when it is unknown or could be more than one."""
+    return _detect(_load(path))
+
+
+def _load(path: str | Path) -> Transcript:
     transcript = load_transcript(path)
     if not transcript.records:
         raise TranscriptError(str(path), None, "is empty: it holds no transcript records")
-    chosen = detect_format(transcript) if format == "auto" else format
-    return [s for s in _READERS[chosen](transcript) if s.events]
+    return transcript
 
 
-def detect_format(transcript: Transcript) -> str:
-    """The format of a loaded transcript; ``TranscriptError`` when it is unknown or
-    could be more than one."""
+def _detect(transcript: Transcript) -> str:
     records = transcript.records
     found = [
         name
@@ -60,7 +82,7 @@ def detect_format(transcript: Transcript) -> str:
         )
         if looks(records)
     ]
-    chat = chat_format_of(records)
+    chat = chat_format_of(transcript)
     if chat == "chat":
         raise transcript.fail(
             None,

@@ -79,8 +79,8 @@ class SessionBuilder:
         self.last_model: str | None = None
 
     def envelope(self, system: str | None, tools: Sequence[Mapping[str, Any]] = ()) -> None:
-        """The system prompt and tool declarations of the calls that follow (when the
-        transcript records them; Claude Code and Codex logs do not)."""
+        """The system prompt and tool declarations of the calls that follow, when the
+        transcript records them (Claude Code logs do not)."""
         self._envelope = {}
         if system:
             self._envelope["system"] = system
@@ -135,7 +135,12 @@ class SessionBuilder:
             return
         hidden = list(self._surface)
         op = {"op": "replace", "start": hidden[0], "end": hidden[-1]}
-        data = {"content": list(summary), "source": {"kind": "compaction", "by": self.agent}}
+        # Not the library's own compaction (no compaction events, no archive): the kind
+        # says which agent compacted, so nothing looks for a compaction id here.
+        data = {
+            "content": list(summary),
+            "source": {"kind": "agent-compaction", "agent": self.agent},
+        }
         self._events.append(
             {"type": "user/message", "data": data, "surface_op": op, "source_seqs": hidden}
         )
