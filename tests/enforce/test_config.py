@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
 
-from ctxbudget.enforce import BudgetConfig, load_budget_config
+from ctxbudget.enforce import BudgetConfig, enforce_budget, load_budget_config
 from ctxbudget.errors import ConfigError
 from ctxbudget.testing import RecordingSink
+from ctxbudget.tokens import CJKCounter
 
 
 def load(tmp_path: Path, text: str | None) -> tuple[BudgetConfig, list[str]]:
@@ -103,3 +105,83 @@ def test_default_sink_logs_a_warning(tmp_path: Path, caplog: pytest.LogCaptureFi
 def test_code_built_configs_are_checked(kwargs: dict[str, object]) -> None:
     with pytest.raises(ConfigError):
         BudgetConfig(**kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("line", "key", "default"),
+    [
+        pytest.param("cache_guard_max_overshoot = 15", "cache_guard_max_overshoot", 0.15, id="15"),
+        pytest.param(
+            "cache_guard_max_overshoot = inf", "cache_guard_max_overshoot", 0.15, id="inf"
+        ),
+        pytest.param(
+            "cache_guard_max_overshoot = nan", "cache_guard_max_overshoot", 0.15, id="nan"
+        ),
+        pytest.param("cache_guard_min_eff = 1.5", "cache_guard_min_eff", 0.5, id="eff>1"),
+        pytest.param("cache_guard_min_eff = -0.1", "cache_guard_min_eff", 0.5, id="eff<0"),
+        pytest.param("turn_trim_chars = 0", "turn_trim_chars", 800, id="zero-threshold"),
+        pytest.param("tool_outputs_kept = -1", "tool_outputs_kept", 3, id="negative-count"),
+        pytest.param("turn_trim_head_chars = 2.5", "turn_trim_head_chars", 300, id="float-count"),
+    ],
+)
+def test_values_outside_their_range_are_reported_and_fall_back_to_the_default(
+    tmp_path: Path, line: str, key: str, default: float
+) -> None:
+    """Issue 11: ``cache_guard_max_overshoot = 15`` (meant as 15 %) opened the gate."""
+    path = tmp_path / "agent.toml"
+    path.write_text(f"[budget]\nmax_input_tokens = 1000\n{line}\n", encoding="utf-8")
+    sink = RecordingSink()
+    config = load_budget_config(path, sink=sink)
+    assert getattr(config, key) == default
+    assert config.enabled
+    (event,) = sink.events
+    assert event.name == "config_invalid"
+    assert event.fields["key"] == key
+    assert str(event.fields["allowed"]) in event.message
+    assert "in [" in str(event.fields["allowed"]), "the message names the range"
+    assert line.split(" = ")[1] in event.message or "nan" in line, "and the value"
+
+
+def test_a_rejected_overshoot_never_lets_a_hot_cache_send_five_times_the_budget(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "agent.toml"
+    path.write_text("[budget]\nmax_input_tokens = 200\ncache_guard_max_overshoot = 15\n", "utf-8")
+    config = load_budget_config(path, sink=RecordingSink())
+    body = {
+        "model": "m",
+        "messages": [
+            {"role": "user", "content": "q"},
+            {"role": "assistant", "content": "a" * 4_000},
+            {"role": "user", "content": "next"},
+        ],
+    }
+    result = enforce_budget(body, config, counter=CJKCounter(), cache_efficiency=0.95)
+    assert result.info.compressed, "the guard skips only mild overshoots"
+    assert result.estimate_after <= 200
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"cache_guard_max_overshoot": 15.0},
+        {"cache_guard_max_overshoot": math.inf},
+        {"cache_guard_min_eff": math.nan},
+        {"turn_trim_chars": 0},
+        {"summarizer": "gpt-4o"},
+    ],
+)
+def test_code_built_configs_outside_their_ranges_are_refused(kwargs: dict[str, object]) -> None:
+    with pytest.raises(ConfigError, match="must be"):
+        BudgetConfig(**kwargs)  # type: ignore[arg-type]
+
+
+def test_the_extractive_summarizer_can_be_named_in_the_file(tmp_path: Path) -> None:
+    config, problems = load(
+        tmp_path, '[budget]\nmax_input_tokens = 10\nsummarizer = "extractive"\n'
+    )
+    assert problems == []
+    assert config.summarizer == "extractive"
+    _, problems = load(tmp_path, '[budget]\nmax_input_tokens = 10\nsummarizer = "gpt"\n')
+    assert len(problems) == 1
+    assert "summarizer" in problems[0]

@@ -8,27 +8,30 @@ from typing import Any
 
 import pytest
 
+from ctxbudget.archives import Original
+from ctxbudget.content import TextBlock, ToolResultBlock
 from ctxbudget.content.pairing import check_pairs
 from ctxbudget.enforce import (
     NOT_COMPRESSED,
+    STAGE_NAMES,
+    STAGES,
     SUMMARY_HEADER,
     BudgetConfig,
     CompressionInfo,
     Enforced,
-    Original,
-    SummaryRequest,
     trim_text,
 )
-from ctxbudget.enforce import enforce as _enforce
-from ctxbudget.enforce import enforce_async as _enforce_async
+from ctxbudget.enforce import enforce_budget as _enforce
+from ctxbudget.enforce import enforce_budget_async as _enforce_async
 from ctxbudget.enforce.trim import TrimRule
 from ctxbudget.errors import BudgetExceeded, ConfigError
-from ctxbudget.formats import parse_request
+from ctxbudget.formats import RequestCache, parse_request
+from ctxbudget.summaries import SummaryRequest
 from ctxbudget.testing import (
-    AsyncFakeOriginalsArchive,
-    AsyncFakeTurnSummarizer,
-    FakeOriginalsArchive,
-    FakeTurnSummarizer,
+    AsyncFakeArchive,
+    AsyncFakeSummarizer,
+    FakeArchive,
+    FakeSummarizer,
     RecordingSink,
 )
 from ctxbudget.tokens import IMAGE_TOKENS, CachingCounter, CJKCounter
@@ -89,7 +92,7 @@ def test_fast_path_changes_nothing_and_emits_nothing() -> None:
 def test_floor_refuses_at_once_when_protected_sections_and_pending_overflow() -> None:
     body = chat("## Identity\n" + "約" * 3000 + "\n## Notes\nx", ("user", "hi"))
     sink = RecordingSink()
-    summarizer = FakeTurnSummarizer()
+    summarizer = FakeSummarizer()
     with pytest.raises(BudgetExceeded) as raised:
         enforce(body, config(1000), format="openai", sink=sink, summarizer=summarizer)
     error = raised.value
@@ -131,12 +134,29 @@ def test_cost_pressure_trims_harder() -> None:
     normal = enforce(body, config(600), format="openai")
     pressed = enforce(body, config(600), format="openai", cost_pressure=True)
     assert normal.body["messages"][2]["content"] == "x" * 700  # under the 800 threshold
-    # under pressure the threshold is 200: the same 300 + 200 are kept around the marker
-    assert (
-        pressed.body["messages"][2]["content"]
-        == "x" * 300 + "…\n[trimmed 200 chars]\n…" + "x" * 200
-    )
+    # under pressure the threshold is 200 and the whole trimmed text fits in it, 3:2
+    trimmed = pressed.body["messages"][2]["content"]
+    assert trimmed == "x" * 106 + "…\n[trimmed 523 chars]\n…" + "x" * 71
+    assert len(trimmed) == 200
     assert pressed.estimate_after < normal.estimate_after
+
+
+@pytest.mark.parametrize("length", [201, 230, 350, 500, 501, 800, 5_000])
+def test_under_cost_pressure_every_text_over_200_chars_shrinks_to_200(length: int) -> None:
+    """Issue 11: turns of 201-500 characters could not shrink under pressure."""
+    rule = TrimRule.for_config(BudgetConfig(), cost_pressure=True)
+    text = "".join(chr(0x4E00 + i % 500) for i in range(length))  # CJK: no byte-level cuts
+    trimmed = trim_text(text, rule)
+    assert len(trimmed) <= 200 < length
+    head, tail = trimmed.split("…\n[trimmed ")[0], trimmed.rsplit("chars]\n…")[1]
+    assert text.startswith(head)
+    assert text.endswith(tail)
+    assert abs(len(head) * 2 - len(tail) * 3) <= 5, "head and tail in the seed's 3:2"
+
+
+def test_without_cost_pressure_300_and_200_are_kept_around_the_marker() -> None:
+    rule = TrimRule.for_config(BudgetConfig(), cost_pressure=False)
+    assert trim_text("x" * 1000, rule) == "x" * 300 + "…\n[trimmed 500 chars]\n…" + "x" * 200
 
 
 def test_refusal_names_the_segment_that_is_too_large() -> None:
@@ -156,7 +176,7 @@ def test_refusal_names_the_segment_that_is_too_large() -> None:
 
 def test_parts_no_stage_can_shrink_are_refused_before_any_stage() -> None:
     body = chat("x" * 10_000, ("user", "hi"), ("assistant", "hello"), ("user", "u"))
-    summarizer = FakeTurnSummarizer()
+    summarizer = FakeSummarizer()
     with pytest.raises(BudgetExceeded) as raised:
         enforce(body, config(10), format="openai", summarizer=summarizer)
     assert raised.value.stages_tried == ()
@@ -230,7 +250,7 @@ def test_oldest_tool_outputs_become_stubs_with_archive_handles(fmt: str) -> None
     conv = tool_conversation(outputs=8, size=5000)
     body = openai_body(conv) if fmt == "openai" else anthropic_body(conv)
     before = copy.deepcopy(body)
-    archive = FakeOriginalsArchive()
+    archive = FakeArchive()
     result = enforce(body, config(1100), format=fmt, archive=archive)  # type: ignore[arg-type]
     assert body == before
     assert result.info.stages == ("turn_trim", "drop_oldest_tool_echoes")
@@ -246,11 +266,15 @@ def test_oldest_tool_outputs_become_stubs_with_archive_handles(fmt: str) -> None
     assert stubbed == sorted(stubbed, reverse=True), "the oldest go first"
     first = archive.originals[0]
     assert first.kind == "tool_output"
-    assert first.text == "0" + "y" * 5000, "the archive gets the original, not the trimmed text"
+    (message,) = first.messages
+    (result_block,) = message.content
+    assert isinstance(result_block, ToolResultBlock)
+    assert result_block.tool_call_id == first.tool_call_id
+    assert result_block.content == (TextBlock("0" + "y" * 5000),), "the original, not a trim"
     assert first.tool_name == "read_file"
     assert (
         texts[0]
-        == "[tool_echo stripped — 5001 bytes archived; retrieve with handle fake://originals/0]"
+        == "[tool_echo stripped — 5001 bytes archived; retrieve with handle fake://archive/0]"
     )
 
 
@@ -309,12 +333,14 @@ def test_summary_goes_into_the_system_prompt_after_archiving(fmt: str) -> None:
         "[originals archived; retrieve with handle h" + str(len(log.order) - 1) + "]"
     )
     assert all(SUMMARY_HEADER not in str(m) for m in request.messages()), "never a turn"
-    assert len(log.requests[0].transcript) < 12 * 1000, "the summarizer sees trimmed turns"
+    summarized = sum(len(str(m)) for m in log.requests[0].messages)
+    assert summarized < 12 * 1000, "the summarizer sees trimmed turns"
+    assert 0 < log.requests[0].max_tokens <= 700, "the summary gets the room the budget leaves"
 
 
 def test_summarizer_is_not_asked_when_summarizing_cannot_help() -> None:
     conv = tool_conversation(outputs=6, size=100, pending="p" * 3200)
-    summarizer = FakeTurnSummarizer()
+    summarizer = FakeSummarizer()
     with pytest.raises(BudgetExceeded) as raised:
         enforce(
             openai_body(conv),
@@ -331,14 +357,12 @@ def test_summarizer_is_not_asked_when_summarizing_cannot_help() -> None:
 def test_empty_or_forged_summaries_are_not_used(summary: str) -> None:
     conv = tool_conversation(outputs=12, size=2000)
     with pytest.raises(BudgetExceeded):
-        enforce(
-            openai_body(conv), config(700), format="openai", summarizer=FakeTurnSummarizer(summary)
-        )
+        enforce(openai_body(conv), config(700), format="openai", summarizer=FakeSummarizer(summary))
 
 
 def test_summarize_can_be_turned_off_in_config() -> None:
     conv = tool_conversation(outputs=12, size=2000)
-    summarizer = FakeTurnSummarizer()
+    summarizer = FakeSummarizer()
     with pytest.raises(BudgetExceeded) as raised:
         enforce(
             openai_body(conv), config(700, summarize=False), format="openai", summarizer=summarizer
@@ -357,17 +381,17 @@ def test_async_path_gives_the_same_body_as_the_sync_path() -> None:
         body,
         config(700),
         format="anthropic",
-        archive=FakeOriginalsArchive(),
-        summarizer=FakeTurnSummarizer(),
+        archive=FakeArchive(),
+        summarizer=FakeSummarizer(),
     )
-    async_archive = AsyncFakeOriginalsArchive()
+    async_archive = AsyncFakeArchive()
     result = asyncio.run(
         enforce_async(
             body,
             config(700),
             format="anthropic",
             archive=async_archive,
-            summarizer=AsyncFakeTurnSummarizer(),
+            summarizer=AsyncFakeSummarizer(),
         )
     )
     assert result == sync
@@ -376,8 +400,8 @@ def test_async_path_gives_the_same_body_as_the_sync_path() -> None:
             body,
             config(700),
             format="anthropic",
-            archive=FakeOriginalsArchive(),
-            summarizer=AsyncFakeTurnSummarizer(),
+            archive=FakeArchive(),
+            summarizer=AsyncFakeSummarizer(),
         )
     )
     assert mixed == sync
@@ -386,18 +410,18 @@ def test_async_path_gives_the_same_body_as_the_sync_path() -> None:
 
 def test_sync_enforce_refuses_an_async_summarizer() -> None:
     conv = tool_conversation(outputs=12, size=2000)
-    with pytest.raises(ConfigError, match="enforce_async"):
+    with pytest.raises(ConfigError, match="enforce_budget_async"):
         enforce(
             openai_body(conv),
             config(700),
             format="openai",
-            summarizer=AsyncFakeTurnSummarizer(),  # type: ignore[arg-type]
+            summarizer=AsyncFakeSummarizer(),  # type: ignore[arg-type]
         )
 
 
 def test_host_errors_propagate_unchanged() -> None:
     conv = tool_conversation(outputs=8, size=5000)
-    archive = FakeOriginalsArchive(fail_with=OSError("disk full"))
+    archive = FakeArchive(fail_with=OSError("disk full"))
     with pytest.raises(OSError, match="disk full"):
         enforce(openai_body(conv), config(1100), format="openai", archive=archive)
 
@@ -431,3 +455,85 @@ def test_an_image_costs_image_tokens_not_its_base64_text() -> None:
     result = enforce(body, config(5_000), format="openai")
     assert result.info == NOT_COMPRESSED
     assert IMAGE_TOKENS <= result.estimate_before < IMAGE_TOKENS + 50
+
+
+# -- stages, the unshrinkable step, what the host plugs in -----------------------------------
+
+
+def test_stages_are_named_objects_in_one_ordered_list() -> None:
+    assert [stage.name for stage in STAGES] == ["turn_trim", "drop_oldest_tool_echoes", "summarize"]
+    assert STAGE_NAMES == ("turn_trim", "drop_oldest_tool_echoes", "summarize")
+    for stage in STAGES:
+        assert callable(stage.run)
+        assert callable(stage.available)
+
+
+def test_what_no_stage_can_shrink_is_refused_even_under_a_hot_cache() -> None:
+    """One step: system prompt + tools + pending over budget refuses before the guard."""
+    body = chat("## Identity\n" + "x" * 4_000, ("user", "hi"), ("assistant", "ok"), ("user", "u"))
+    sink = RecordingSink()
+    with pytest.raises(BudgetExceeded) as raised:
+        enforce(body, config(1_000), cache_efficiency=0.99, sink=sink)
+    assert raised.value.stages_tried == ()
+    assert raised.value.protected_tokens > 0, "the never-trim section is reported"
+    assert sink.names() == ["budget_exceeded"]
+
+
+def test_the_extractive_summarizer_named_in_config_runs_offline() -> None:
+    conv = tool_conversation(outputs=12, size=2000)
+    result = enforce(openai_body(conv), config(700, summarizer="extractive"))
+    assert result.info.stages[-1] == "summarize"
+    assert result.estimate_after <= 700
+    with pytest.raises(BudgetExceeded):
+        enforce(openai_body(conv), config(700))
+
+
+def test_a_request_over_the_price_tier_is_under_cost_pressure() -> None:
+    body = chat(
+        "s", ("user", "q"), ("assistant", "x" * 700), ("assistant", "w" * 3600), ("user", "v")
+    )
+    tiered = enforce(body, config(600), price_tier_tokens=500)
+    pressed = enforce(body, config(600), cost_pressure=True)
+    assert tiered.body == pressed.body
+    assert enforce(body, config(600), price_tier_tokens=50_000).body != pressed.body
+
+
+def test_enforcement_uses_the_cache_the_caller_owns() -> None:
+    cache = RequestCache()
+    body = chat("s", ("user", "q"), ("assistant", "x" * 5000), ("user", "v"))
+    first = enforce(body, config(600), cache=cache)
+    assert len(cache) > 0
+    assert cache.bytes_used > 0
+    again = enforce(body, config(600), cache=cache)
+    assert again.body == first.body
+    cache.clear()
+    assert enforce(body, config(600), cache=cache).body == first.body
+
+
+def test_the_format_is_detected_and_reported() -> None:
+    conv = tool_conversation(outputs=3, size=100)
+    assert _enforce(anthropic_body(conv), config(10**6)).format == "anthropic"
+    assert _enforce(openai_body(conv), config(10**6)).format == "openai"
+
+
+def test_a_models_window_output_limit_and_price_cliff_plug_in() -> None:
+    """``models.ModelInfo`` fills the window, the output reserve and the price tier."""
+    from decimal import Decimal
+
+    from ctxbudget.models import ModelInfo, PriceTier
+
+    tiers = (PriceTier(0, Decimal(1), Decimal(2)), PriceTier(500, Decimal(2), Decimal(4)))
+    model = ModelInfo("tiny", "cjk", context_window=1_000, max_output_tokens=200, price_tiers=tiers)
+    body = chat(
+        "s", ("user", "q"), ("assistant", "x" * 700), ("assistant", "w" * 3600), ("user", "v")
+    )
+    roomy = config(100_000)
+    result = enforce(body, roomy, model=model)
+    assert result.estimate_after <= 800, "the window minus the model's output limit"
+    pressed = enforce(body, roomy, hard_cap=800, cost_pressure=True)
+    assert result.body == pressed.body, "over the 500-token cliff: under cost pressure"
+    own_window = enforce(body, roomy, model=model, window=2_000, price_tier_tokens=10**6)
+    assert own_window.estimate_after <= 1_800
+    assert own_window.body != result.body, "the caller's own figures win"
+    with pytest.raises(ConfigError, match="ModelInfo"):
+        enforce(body, roomy, model="tiny")

@@ -14,12 +14,12 @@ from ctxbudget.enforce import (
     DEFAULT_NEVER_TRIM_HEADERS,
     BudgetConfig,
     Enforced,
-    enforce,
+    enforce_budget,
     protected_texts,
 )
 from ctxbudget.errors import BudgetExceeded
 from ctxbudget.formats import parse_request
-from ctxbudget.testing import FakeOriginalsArchive, FakeTurnSummarizer, RecordingSink
+from ctxbudget.testing import FakeArchive, FakeSummarizer, RecordingSink
 from ctxbudget.tokens import CJKCounter
 from tests.formats.sdk import validate
 from tests.formats.strategies import bodies
@@ -30,7 +30,7 @@ COUNTER = CJKCounter()
 @st.composite
 def cases(draw: st.DrawFn) -> dict[str, Any]:
     fmt, body = draw(bodies())
-    full = enforce(body, BudgetConfig(), format=fmt, counter=COUNTER).estimate_before
+    full = enforce_budget(body, BudgetConfig(), format=fmt, counter=COUNTER).estimate_before
     budget = max(1, int(full * draw(st.floats(0.2, 1.2))))
     return {
         "format": fmt,
@@ -49,7 +49,7 @@ def cases(draw: st.DrawFn) -> dict[str, Any]:
 
 def run(case: dict[str, Any], body: Any = None) -> Enforced:
     helpers = case["helpers"]
-    return enforce(
+    return enforce_budget(
         case["body"] if body is None else body,
         case["config"],
         format=case["format"],
@@ -57,8 +57,8 @@ def run(case: dict[str, Any], body: Any = None) -> Enforced:
         cost_pressure=case["cost_pressure"],
         cache_efficiency=case["cache_efficiency"],
         hard_cap=case["hard_cap"],
-        summarizer=FakeTurnSummarizer("- 摘要: the user read files") if helpers else None,
-        archive=FakeOriginalsArchive() if helpers else None,
+        summarizer=FakeSummarizer("- 摘要: the user read files") if helpers else None,
+        archive=FakeArchive() if helpers else None,
         sink=RecordingSink(),
     )
 
@@ -103,7 +103,7 @@ def test_enforce_keeps_its_promises(case: dict[str, Any]) -> None:
     assert protected_texts(request, headers) == protected_texts(original, headers)
     pending = [t.message for t in request.pending]
     assert pending == [t.message for t in original.pending], "the pending turn is never changed"
-    recount = enforce(result.body, BudgetConfig(), format=fmt, counter=COUNTER)
+    recount = enforce_budget(result.body, BudgetConfig(), format=fmt, counter=COUNTER)
     assert recount.estimate_before == result.estimate_after
     if result.info.compressed:
         assert result.estimate_after <= allowed(case), "a compressed request fits"

@@ -1,12 +1,11 @@
-"""The summary stage's cut and transcript."""
+"""The summary stage's cut and section."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ctxbudget.content import Message, ReasoningBlock, TextBlock, ToolCallBlock, ToolResultBlock
 from ctxbudget.content.pairing import is_safe_cut
-from ctxbudget.enforce import SUMMARY_HEADER, transcript
+from ctxbudget.enforce import SUMMARY_HEADER
 from ctxbudget.enforce.summary import summary_cut, summary_section
 from ctxbudget.formats import anthropic, openai
 
@@ -47,17 +46,6 @@ def test_the_cut_keeps_pairs_and_starts_on_a_user_message() -> None:
 def test_no_cut_when_too_little_history() -> None:
     request = anthropic.parse_request(body([*tool_round(0), {"role": "user", "content": "p"}]))
     assert summary_cut(request, 3) is None
-
-
-def test_transcript_lines() -> None:
-    messages = [
-        Message("user", (TextBlock("read it"),)),
-        Message("assistant", (ReasoningBlock("private"), ToolCallBlock("c", "read", "{}"))),
-        Message("user", (ToolResultBlock("c", (TextBlock("contents"),)),)),
-    ]
-    assert transcript(messages) == (
-        "user: read it\nassistant called read({})\ntool result c: contents\n"
-    )
 
 
 def test_summary_section_shape() -> None:

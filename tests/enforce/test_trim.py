@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from ctxbudget.content import Message, ReasoningBlock, TextBlock, ToolCallBlock
-from ctxbudget.enforce import TrimRule, trim_text
-from ctxbudget.enforce.trim import turn_trim
+from ctxbudget.enforce import TrimRule, TurnTrim, trim_text
 from ctxbudget.formats import Request, Turn
+from tests.enforce.stages import stage_context
 
 DEFAULT = TrimRule(800, 300, 200)
 PRESSURE = TrimRule(200, 75, 50)
@@ -73,7 +73,7 @@ def test_turn_trim_spares_pending_system_reasoning_and_tool_arguments() -> None:
         ),
         pending=Message("user", (TextBlock(long),)),
     )
-    out = turn_trim(request, DEFAULT)
+    out = TurnTrim().trim(request, stage_context(0))
     assert out is not None
     system, assistant = (t.message for t in out.conversation)
     assert system.content == (TextBlock(long),)
@@ -85,4 +85,4 @@ def test_turn_trim_spares_pending_system_reasoning_and_tool_arguments() -> None:
 
 def test_turn_trim_returns_none_when_nothing_is_long() -> None:
     request = _request(Message("user", (TextBlock("short"),)), pending=Message("user", ()))
-    assert turn_trim(request, DEFAULT) is None
+    assert TurnTrim().trim(request, stage_context(0)) is None

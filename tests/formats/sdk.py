@@ -23,6 +23,13 @@ def _anthropic() -> TypeAdapter[Any]:
     return TypeAdapter(MessageCreateParamsNonStreaming)
 
 
+@cache
+def _responses() -> TypeAdapter[Any]:
+    from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming
+
+    return TypeAdapter(ResponseCreateParamsNonStreaming)
+
+
 def _consume(value: Any) -> Any:
     """Pydantic validates ``Iterable`` fields lazily; walking them runs the validation."""
     if isinstance(value, Mapping):
@@ -44,9 +51,16 @@ def validate_anthropic(body: Mapping[str, Any]) -> None:
     _consume(_anthropic().validate_python(body))
 
 
+def validate_responses(body: Mapping[str, Any]) -> None:
+    """Raise ``pydantic.ValidationError`` unless ``body`` is a valid Responses request."""
+    _consume(_responses().validate_python(body))
+
+
 def validate(body: Mapping[str, Any], format: str) -> None:
     """Validate ``body`` for its provider."""
-    if format == "openai":
-        validate_openai(body)
-    else:
-        validate_anthropic(body)
+    validators = {
+        "openai": validate_openai,
+        "anthropic": validate_anthropic,
+        "openai-responses": validate_responses,
+    }
+    validators[format](body)

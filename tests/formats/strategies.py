@@ -1,5 +1,6 @@
-"""Hypothesis strategies: OpenAI and Anthropic requests with tool calls and mixed
-English/CJK text, built from one abstract conversation so both formats get the same shapes."""
+"""Hypothesis strategies: OpenAI Chat, OpenAI Responses and Anthropic requests with tool
+calls and mixed English/CJK text, built from one abstract conversation so every format gets
+the same shapes."""
 
 from __future__ import annotations
 
@@ -161,6 +162,43 @@ def anthropic_body(conv: Conversation) -> dict[str, Any]:
     }
 
 
+def responses_body(conv: Conversation) -> dict[str, Any]:
+    items: list[dict[str, Any]] = []
+    for n, ex in enumerate(conv.exchanges):
+        items.append({"role": "user", "content": ex.user})
+        if ex.calls:
+            summary = [{"type": "summary_text", "text": "checking the files"}]
+            items.append({"type": "reasoning", "id": f"rs_{n}", "summary": summary})
+            ids = [f"fc_{n}_{i}" for i in range(len(ex.calls))]
+            items += [
+                {
+                    "type": "function_call",
+                    "call_id": cid,
+                    "name": c.name,
+                    "arguments": json.dumps(c.arguments),
+                }
+                for cid, c in zip(ids, ex.calls, strict=True)
+            ]
+            items += [
+                {"type": "function_call_output", "call_id": cid, "output": c.output}
+                for cid, c in zip(ids, ex.calls, strict=True)
+            ]
+        if ex.reply is not None:
+            items.append({"role": "assistant", "content": ex.reply})
+    if conv.pending_user is not None:
+        items.append(
+            {"role": "user", "content": [{"type": "input_text", "text": conv.pending_user}]}
+        )
+    return {
+        "model": "gpt-5",
+        "instructions": conv.system,
+        "input": items,
+        "tools": TOOLS_RESPONSES,
+        "max_output_tokens": 1024,
+        "store": False,
+    }
+
+
 TOOLS_OPENAI = [
     {
         "type": "function",
@@ -180,10 +218,21 @@ TOOLS_ANTHROPIC = [
 ]
 
 
+TOOLS_RESPONSES = [
+    {
+        "type": "function",
+        "name": "read_file",
+        "description": "Read a file",
+        "parameters": {"type": "object", "properties": {"q": {"type": "string"}}},
+        "strict": False,
+    }
+]
+
+BUILDERS = {"openai": openai_body, "anthropic": anthropic_body, "openai-responses": responses_body}
+
+
 def bodies() -> st.SearchStrategy[tuple[str, dict[str, Any]]]:
-    """(format, body) for either provider."""
+    """(format, body) for any of the three formats."""
     return conversations().flatmap(
-        lambda conv: st.sampled_from(
-            [("openai", openai_body(conv)), ("anthropic", anthropic_body(conv))]
-        )
+        lambda conv: st.sampled_from([(name, build(conv)) for name, build in BUILDERS.items()])
     )

@@ -1,4 +1,5 @@
-"""Parsed turns are reused across requests only while their message is unchanged."""
+"""Parsed turns are reused across requests only while their message is unchanged,
+from a cache the caller owns, bounded by bytes."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import pytest
 
 from ctxbudget.content import TextBlock
 from ctxbudget.errors import FormatError
-from ctxbudget.formats import parse_request
-from ctxbudget.formats.memo import FlatTurnMemo
+from ctxbudget.formats import RequestCache, parse_request
+from ctxbudget.formats._memo import remember_turn, remembered_turn
 
 
 def body(fmt: str, messages: list[dict[str, Any]]) -> dict[str, Any]:
@@ -69,46 +70,78 @@ def test_deeper_nesting_is_never_remembered() -> None:
     assert again.conversation[1].message.content[0].arguments == '{"q":"changed deep inside"}'  # type: ignore[union-attr]
 
 
+def _turn() -> Any:
+    return parse_request({"messages": [{"role": "user", "content": "v"}]}, "openai").pending[0]
+
+
 def test_same_values_under_other_keys_do_not_match() -> None:
-    memo = FlatTurnMemo()
+    cache = RequestCache()
     raw: dict[str, Any] = {"a": "v"}
-    turn = parse_request({"messages": [{"role": "user", "content": "v"}]}, "openai").pending[0]
-    memo.put(raw, turn)
-    assert memo.get(raw) is turn
+    turn = _turn()
+    remember_turn(cache, "openai", raw, turn, 1)
+    assert remembered_turn(cache, "openai", raw) is turn
     del raw["a"]
     raw["b"] = "v"
-    assert memo.get(raw) is None
+    assert remembered_turn(cache, "openai", raw) is None
 
 
 def test_edits_deep_inside_a_message_are_seen() -> None:
-    memo = FlatTurnMemo()
-    turn = parse_request({"messages": [{"role": "user", "content": "v"}]}, "openai").pending[0]
+    cache = RequestCache()
+    turn = _turn()
     nested: dict[str, Any] = {"nested": [{"deeper": {"x": "1"}}]}
-    memo.put(nested, turn)
-    assert memo.get(nested) is turn
+    remember_turn(cache, "openai", nested, turn, 1)
+    assert remembered_turn(cache, "openai", nested) is turn
     nested["nested"][0]["deeper"]["x"] = "2"
-    assert memo.get(nested) is None
-    memo.put(nested, turn)
+    assert remembered_turn(cache, "openai", nested) is None
+    remember_turn(cache, "openai", nested, turn, 1)
     nested["nested"][0]["deeper"]["y"] = "3"
-    assert memo.get(nested) is None
+    assert remembered_turn(cache, "openai", nested) is None
 
 
 def test_only_plain_json_is_remembered() -> None:
-    memo = FlatTurnMemo()
-    turn = parse_request({"messages": [{"role": "user", "content": "v"}]}, "openai").pending[0]
+    cache = RequestCache()
     odd = {"content": ("a", "tuple")}
-    memo.put(odd, turn)
-    assert memo.get(odd) is None
+    remember_turn(cache, "openai", odd, _turn(), 1)
+    assert remembered_turn(cache, "openai", odd) is None
+    assert len(cache) == 0
 
 
-def test_the_memo_is_bounded() -> None:
-    memo = FlatTurnMemo(limit=2)
-    turn = parse_request({"messages": [{"role": "user", "content": "v"}]}, "openai").pending[0]
+def test_the_cache_is_bounded_by_bytes_oldest_first() -> None:
+    cache = RequestCache(max_bytes=3_000)
+    turn = _turn()
     raws = [{"k": str(i)} for i in range(3)]
     for raw in raws:
-        memo.put(raw, turn)
-    assert memo.get(raws[2]) is turn
-    assert memo.get(raws[0]) is None
+        remember_turn(cache, "openai", raw, turn, 300)  # 300 bytes + the entry overhead
+    assert cache.bytes_used <= 3_000
+    assert remembered_turn(cache, "openai", raws[2]) is turn
+    assert remembered_turn(cache, "openai", raws[0]) is None
+
+
+def test_an_entry_larger_than_the_cache_is_not_kept() -> None:
+    cache = RequestCache(max_bytes=2_000)
+    remember_turn(cache, "openai", {"k": "v"}, _turn(), 5_000)
+    assert len(cache) == 0
+    assert cache.bytes_used == 0
+
+
+def test_parsing_with_a_cache_of_your_own_fills_only_that_cache() -> None:
+    mine = RequestCache()
+    message = {"role": "user", "content": "hello"}
+    first = parse_request({"messages": [message]}, "openai", cache=mine).pending[0]
+    assert len(mine) == 1
+    assert parse_request({"messages": [message]}, "openai", cache=mine).pending[0] is first
+    mine.clear()
+    assert len(mine) == 0
+    assert mine.bytes_used == 0
+    assert parse_request({"messages": [message]}, "openai", cache=mine).pending[0] is not first
+
+
+@pytest.mark.parametrize("size", [-1, 1.5, True, "10"])
+def test_a_cache_size_that_is_not_a_byte_count_is_refused(size: Any) -> None:
+    from ctxbudget.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="max_bytes"):
+        RequestCache(max_bytes=size)
 
 
 def test_each_format_remembers_its_own_parse() -> None:

@@ -35,7 +35,12 @@ from ctxbudget.kernel import (
     build_plan,
     net_removed_tokens,
 )
-from ctxbudget.testing import AsyncFakeArchive, AsyncFakeSummarizer, FakeArchive, FakeSummarizer
+from ctxbudget.testing import (
+    AsyncFakeItemArchive,
+    AsyncFakeItemSummarizer,
+    FakeItemArchive,
+    FakeItemSummarizer,
+)
 
 
 def items(n: int, tokens: int = 100, prefix: str = "m") -> list[Item]:
@@ -120,8 +125,8 @@ def test_apply_archives_then_summarizes_and_splices() -> None:
     plan = build_plan(PlanInput(items=16, keep_tail=6, item_tokens=16))
     everything = items(16, 16)
     order: list[str] = []
-    archive = FakeArchive(calls=order)
-    summarizer = FakeSummarizer(tokens=2)
+    archive = FakeItemArchive(calls=order)
+    summarizer = FakeItemSummarizer(tokens=2)
     result = apply(plan, everything[:10], everything[10:], archive, summarizer)
 
     assert order == ["archive"]
@@ -137,7 +142,9 @@ def test_apply_archives_then_summarizes_and_splices() -> None:
 def test_snapshot_delta_is_positive_when_summary_is_longer() -> None:
     plan = build_plan(PlanInput(items=8, keep_tail=6, item_tokens=5))
     everything = items(8, 5)
-    result = apply(plan, everything[:2], everything[2:], FakeArchive(), FakeSummarizer(tokens=30))
+    result = apply(
+        plan, everything[:2], everything[2:], FakeItemArchive(), FakeItemSummarizer(tokens=30)
+    )
     assert result.snapshot_delta() == 20
     assert net_removed_tokens(result.gross_removed_tokens, result.summary.tokens) == 0
 
@@ -161,7 +168,7 @@ GOOD = Plan(items=10, cutoff=4, summarize_items=4, keep_tail_items=6, gross_remo
 def test_apply_refusals_have_no_side_effects(
     plan: Plan, n_leading: int, n_tail: int, error: type[ApplyRefusedError]
 ) -> None:
-    archive, summarizer = FakeArchive(), FakeSummarizer()
+    archive, summarizer = FakeItemArchive(), FakeItemSummarizer()
     with pytest.raises(error):
         apply(plan, items(n_leading), items(n_tail, prefix="t"), archive, summarizer)
     assert archive.calls == []
@@ -169,19 +176,19 @@ def test_apply_refusals_have_no_side_effects(
 
 
 def test_apply_not_wired() -> None:
-    summarizer = FakeSummarizer()
+    summarizer = FakeItemSummarizer()
     with pytest.raises(NotWiredError, match="archive"):
         apply(GOOD, items(4), items(6), None, summarizer)
     assert summarizer.calls == []
-    archive = FakeArchive()
+    archive = FakeItemArchive()
     with pytest.raises(NotWiredError, match="summarizer"):
         apply(GOOD, items(4), items(6), archive, None)
     assert archive.calls == []
 
 
 def test_summarizer_failure_reports_the_archive_locator() -> None:
-    archive = FakeArchive()
-    summarizer = FakeSummarizer(fail_with=TimeoutError("model timed out"))
+    archive = FakeItemArchive()
+    summarizer = FakeItemSummarizer(fail_with=TimeoutError("model timed out"))
     with pytest.raises(SummarizeFailedError) as caught:
         apply(GOOD, items(4), items(6), archive, summarizer)
     assert caught.value.locator == "fake://archive/0"
@@ -190,8 +197,8 @@ def test_summarizer_failure_reports_the_archive_locator() -> None:
 
 
 def test_archive_failure_never_calls_summarizer() -> None:
-    archive = FakeArchive(fail_with=OSError("disk full"))
-    summarizer = FakeSummarizer()
+    archive = FakeItemArchive(fail_with=OSError("disk full"))
+    summarizer = FakeItemSummarizer()
     with pytest.raises(ArchiveFailedError):
         apply(GOOD, items(4), items(6), archive, summarizer)
     assert summarizer.calls == []
@@ -200,21 +207,23 @@ def test_archive_failure_never_calls_summarizer() -> None:
 def test_apply_async_matches_apply() -> None:
     plan = build_plan(PlanInput(items=16, keep_tail=6, item_tokens=16))
     everything = items(16, 16)
-    sync = apply(plan, everything[:10], everything[10:], FakeArchive(), FakeSummarizer(tokens=2))
+    sync = apply(
+        plan, everything[:10], everything[10:], FakeItemArchive(), FakeItemSummarizer(tokens=2)
+    )
     result = asyncio.run(
         apply_async(
             plan,
             everything[:10],
             everything[10:],
-            AsyncFakeArchive(),
-            AsyncFakeSummarizer(FakeSummarizer(tokens=2)),
+            AsyncFakeItemArchive(),
+            AsyncFakeItemSummarizer(FakeItemSummarizer(tokens=2)),
         )
     )
     assert result == sync
 
 
 def test_apply_async_refuses_without_side_effects() -> None:
-    archive, summarizer = AsyncFakeArchive(), AsyncFakeSummarizer()
+    archive, summarizer = AsyncFakeItemArchive(), AsyncFakeItemSummarizer()
     with pytest.raises(PlanMismatchError):
         asyncio.run(apply_async(GOOD, items(2), items(6), archive, summarizer))
     assert archive.inner.calls == []
@@ -222,9 +231,9 @@ def test_apply_async_refuses_without_side_effects() -> None:
 
 
 def test_apply_async_summarizer_failure_keeps_locator() -> None:
-    summarizer = AsyncFakeSummarizer(FakeSummarizer(fail_with=RuntimeError("rate limited")))
+    summarizer = AsyncFakeItemSummarizer(FakeItemSummarizer(fail_with=RuntimeError("rate limited")))
     with pytest.raises(SummarizeFailedError) as caught:
-        asyncio.run(apply_async(GOOD, items(4), items(6), AsyncFakeArchive(), summarizer))
+        asyncio.run(apply_async(GOOD, items(4), items(6), AsyncFakeItemArchive(), summarizer))
     assert caught.value.locator == "fake://archive/0"
 
 
@@ -248,7 +257,7 @@ plans = st.builds(
 def test_rejected_apply_never_calls_archive_or_summarizer(
     plan: Plan, n_leading: int, n_tail: int, wire_archive: bool, wire_summarizer: bool
 ) -> None:
-    archive, summarizer = FakeArchive(), FakeSummarizer()
+    archive, summarizer = FakeItemArchive(), FakeItemSummarizer()
     try:
         apply(
             plan,

@@ -46,7 +46,7 @@ def header(
 class Script:
     """Appends events to one session of a ledger and remembers their seqs."""
 
-    def __init__(self, ledger: Ledger | None = None, session_id: str = "s") -> None:
+    def __init__(self, ledger: Ledger | RawLog | None = None, session_id: str = "s") -> None:
         self.ledger = ledger if ledger is not None else MemoryLedger()
         self.session_id = session_id
 
@@ -164,6 +164,13 @@ class RawLog:
         seq = len(self.log)
         self.log.append(Event("s", seq, 0, kind, freeze_json(data), op, sources))
         return seq
+
+    def append(self, session_id: str, event: dict[str, Any]) -> int:
+        """Store ``event`` unchecked, as a writer outside the library could."""
+        op = event.get("surface_op")
+        if isinstance(op, dict):
+            op = (op["start"], op["end"])
+        return self.push(event["type"], event["data"], op, event.get("source_seqs"))
 
     def events(self, session_id: str, start: int = 0, stop: int | None = None) -> list[Event]:
         return self.log[start:stop] if session_id == "s" else []

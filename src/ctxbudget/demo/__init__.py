@@ -1,1 +1,1 @@
-"""Data the demo ships: a small agent request the project wrote itself."""
+"""The demo's scripted agent session and its offline agent loop (written for the package)."""

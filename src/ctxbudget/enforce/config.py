@@ -22,7 +22,10 @@ from ctxbudget.errors import ConfigError
 
 __all__ = [
     "DEFAULT_NEVER_TRIM_HEADERS",
+    "RANGES",
+    "SUMMARIZERS",
     "BudgetConfig",
+    "Range",
     "load_budget_config",
 ]
 
@@ -43,26 +46,78 @@ DEFAULT_NEVER_TRIM_HEADERS: Final[tuple[str, ...]] = (
 working state and the safety boundaries, in English and Chinese."""
 
 
+@dataclass(frozen=True, slots=True)
+class Range:
+    """The values a numeric key may take (both ends included)."""
+
+    low: float
+    high: float
+    integer: bool = True
+
+    def __contains__(self, value: object) -> bool:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return False
+        if self.integer and not isinstance(value, int):
+            return False
+        return not math.isnan(value) and self.low <= value <= self.high
+
+    def __str__(self) -> str:
+        kind = "an integer" if self.integer else "a number"
+        high = f"{self.high:,.0f}" if self.integer else f"{self.high:g}"
+        low = f"{self.low:,.0f}" if self.integer else f"{self.low:g}"
+        return f"{kind} in [{low}, {high}]"
+
+
+_CHARS: Final = Range(1, 10_000_000)
+_KEPT_CHARS: Final = Range(0, 10_000_000)
+_COUNT: Final = Range(0, 100_000)
+RANGES: Final[dict[str, Range]] = {
+    "max_input_tokens": Range(0, 100_000_000),
+    "cache_guard_min_eff": Range(0.0, 1.0, integer=False),
+    "cache_guard_max_overshoot": Range(0.0, 1.0, integer=False),
+    "turn_trim_chars": _CHARS,
+    "turn_trim_chars_under_pressure": _CHARS,
+    "turn_trim_head_chars": _KEPT_CHARS,
+    "turn_trim_tail_chars": _KEPT_CHARS,
+    "turn_trim_head_chars_under_pressure": _KEPT_CHARS,
+    "turn_trim_tail_chars_under_pressure": _KEPT_CHARS,
+    "tool_outputs_kept": _COUNT,
+    "summary_keeps_recent_turns": _COUNT,
+}
+"""Every numeric key and the values it may take (see ``docs/enforce.md``).
+
+The two cache-guard keys are fractions: ``cache_guard_max_overshoot = 15`` meant
+as 15 % would let a request 15 times over budget through a hot cache."""
+
+SUMMARIZERS: Final = ("", "extractive")
+"""``[budget] summarizer``: none (the host may pass one) or the offline extractive one."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BudgetConfig:
     """How one agent's requests are held to its input budget.
 
     ``max_input_tokens``: the budget; 0 turns enforcement off.
-    ``cache_guard_min_eff`` / ``cache_guard_max_overshoot``: skip compression when
-    the recent cache efficiency is above the first and the overshoot below the
-    second (both strict); ``cache_guard_min_eff <= 0`` turns the guard off.
-    ``turn_trim_chars`` (``turn_trim_chars_under_pressure``): history text longer
-    than this keeps its first ``turn_trim_head_chars`` and last
-    ``turn_trim_tail_chars`` characters; under cost pressure the threshold and
-    the kept characters are the ``*_under_pressure`` ones (by default the same
-    300 + 200 as the seed says: pressure lowers the threshold, so turns of 524
-    characters and more are trimmed; a trim never makes a turn longer, so turns
-    between the threshold and that length stay as they are).
+    ``cache_guard_min_eff`` / ``cache_guard_max_overshoot``: fractions in [0, 1];
+    skip compression when the recent cache efficiency is above the first and the
+    overshoot below the second (both strict); ``cache_guard_min_eff = 0`` turns
+    the guard off.
+    ``turn_trim_chars``: history text longer than this keeps its first
+    ``turn_trim_head_chars`` and last ``turn_trim_tail_chars`` characters around
+    the trim marker. Under cost pressure a text longer than
+    ``turn_trim_chars_under_pressure`` is cut so that the whole trimmed text
+    (head, marker and tail) fits within that many characters, head and tail in
+    the proportion of ``turn_trim_head_chars_under_pressure`` to
+    ``turn_trim_tail_chars_under_pressure`` (300:200, the seed's 3:2).
     ``tool_outputs_kept``: the newest tool outputs never stubbed.
     ``never_trim_headers``: system-prompt section headers no stage may alter.
-    ``summarize``: allow the summary stage when a summarizer is given.
+    ``summarize``: allow the summary stage when a summarizer is given (or named).
+    ``summarizer``: ``"extractive"`` runs the offline ``ExtractiveSummarizer``
+    when the host passes none; ``""``: only the host's.
     ``summary_keeps_recent_turns``: history messages kept verbatim after a summary.
     ``source``: the file this config was read from, for messages.
+
+    Every numeric value must lie in its range (``RANGES``); ``ConfigError`` otherwise.
     """
 
     max_input_tokens: int = 0
@@ -77,19 +132,22 @@ class BudgetConfig:
     tool_outputs_kept: int = 3
     never_trim_headers: tuple[str, ...] = DEFAULT_NEVER_TRIM_HEADERS
     summarize: bool = True
+    summarizer: str = ""
     summary_keeps_recent_turns: int = 3
     source: str = ""
 
     def __post_init__(self) -> None:
-        for name in _COUNT_KEYS:
+        for name, allowed in RANGES.items():
             value = getattr(self, name)
-            if not _is_int(value) or value < 0:
-                raise ConfigError(f"BudgetConfig.{name} must be an integer >= 0, not {value!r}")
-        for name in ("cache_guard_min_eff", "cache_guard_max_overshoot"):
-            if not _is_number(getattr(self, name)):
-                raise ConfigError(f"BudgetConfig.{name} must be a number")
+            if value not in allowed:
+                raise ConfigError(f"BudgetConfig.{name} must be {allowed}, not {value!r}")
         if isinstance(self.never_trim_headers, str):
             raise ConfigError("BudgetConfig.never_trim_headers must be a tuple of header lines")
+        if self.summarizer not in SUMMARIZERS:
+            raise ConfigError(
+                f"BudgetConfig.summarizer must be one of {list(SUMMARIZERS)}, not "
+                f"{self.summarizer!r}"
+            )
 
     @property
     def enabled(self) -> bool:
@@ -98,65 +156,22 @@ class BudgetConfig:
 
     @property
     def cache_guard_on(self) -> bool:
-        """True unless ``cache_guard_min_eff`` is 0 or below."""
+        """True unless ``cache_guard_min_eff`` is 0."""
         return self.cache_guard_min_eff > 0
 
-    def trim_limits(self, cost_pressure: bool) -> tuple[int, int, int]:
-        """(threshold, head, tail) characters for ``turn_trim``."""
-        if cost_pressure:
-            return (
-                self.turn_trim_chars_under_pressure,
-                self.turn_trim_head_chars_under_pressure,
-                self.turn_trim_tail_chars_under_pressure,
-            )
-        return self.turn_trim_chars, self.turn_trim_head_chars, self.turn_trim_tail_chars
 
-
-_COUNT_KEYS: Final = (
-    "max_input_tokens",
-    "turn_trim_chars",
-    "turn_trim_chars_under_pressure",
-    "turn_trim_head_chars",
-    "turn_trim_tail_chars",
-    "turn_trim_head_chars_under_pressure",
-    "turn_trim_tail_chars_under_pressure",
-    "tool_outputs_kept",
-    "summary_keeps_recent_turns",
-)
-
-
-def _is_int(value: object) -> bool:
-    # TOML booleans must not pass as integers; Python's bool is an int subclass.
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: object) -> bool:
-    return (_is_int(value) or isinstance(value, float)) and not (
-        isinstance(value, float) and math.isnan(value)
-    )
-
-
-def _is_count(value: object) -> bool:
-    return _is_int(value) and value >= 0  # type: ignore[operator]
+def _default(name: str) -> Any:
+    return next(f.default for f in fields(BudgetConfig) if f.name == name)
 
 
 def _is_headers(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(h, str) for h in value)
 
 
-_OPTIONAL_KEYS: Final[dict[str, tuple[Callable[[object], bool], str]]] = {
-    "cache_guard_min_eff": (_is_number, "a number"),
-    "cache_guard_max_overshoot": (_is_number, "a number"),
-    "turn_trim_chars": (_is_count, "an integer >= 0"),
-    "turn_trim_chars_under_pressure": (_is_count, "an integer >= 0"),
-    "turn_trim_head_chars": (_is_count, "an integer >= 0"),
-    "turn_trim_tail_chars": (_is_count, "an integer >= 0"),
-    "turn_trim_head_chars_under_pressure": (_is_count, "an integer >= 0"),
-    "turn_trim_tail_chars_under_pressure": (_is_count, "an integer >= 0"),
-    "tool_outputs_kept": (_is_count, "an integer >= 0"),
+_OTHER_KEYS: Final[dict[str, tuple[Callable[[object], bool], str]]] = {
     "never_trim_headers": (_is_headers, "a list of strings"),
     "summarize": (lambda v: isinstance(v, bool), "true or false"),
-    "summary_keeps_recent_turns": (_is_count, "an integer >= 0"),
+    "summarizer": (lambda v: v in SUMMARIZERS, "one of " + ", ".join(map(repr, SUMMARIZERS))),
 }
 _KNOWN_KEYS: Final = frozenset(f.name for f in fields(BudgetConfig)) - {"source"}
 
@@ -175,13 +190,26 @@ def load_budget_config(path: str | Path, *, sink: EventSink | None = None) -> Bu
     values: dict[str, Any] = {"source": str(path)}
     for key in sorted(set(table) - _KNOWN_KEYS):
         report(f"unknown key [budget] {key} is ignored; check its spelling")
-    for key, (valid, expected) in _OPTIONAL_KEYS.items():
+    for key, allowed in RANGES.items():
+        if key in table and key != "max_input_tokens":
+            value = table[key]
+            if value in allowed:
+                values[key] = value
+            else:
+                report(
+                    f"[budget] {key} = {value!r} is outside its range ({allowed}); "
+                    f"using the default {_default(key)!r}",
+                    key=key,
+                    value=value,
+                    allowed=str(allowed),
+                )
+    for key, (valid, expected) in _OTHER_KEYS.items():
         if key not in table:
             continue
         if valid(table[key]):
             values[key] = tuple(table[key]) if key == "never_trim_headers" else table[key]
         else:
-            report(f"[budget] {key} = {table[key]!r} is not {expected}; using the default")
+            report(f"[budget] {key} = {table[key]!r} is not {expected}; using the default", key=key)
     values["max_input_tokens"] = _budget_tokens(table, report)
     return BudgetConfig(**values)
 
@@ -210,10 +238,13 @@ def _budget_tokens(table: Mapping[str, Any], report: _Reporter) -> int:
         report("[budget] max_input_tokens is missing; budget enforcement is off")
         return 0
     value = table["max_input_tokens"]
-    if not _is_count(value):
+    allowed = RANGES["max_input_tokens"]
+    if value not in allowed:
         report(
-            f"[budget] max_input_tokens = {value!r} is not an integer >= 0; "
-            "budget enforcement is off"
+            f"[budget] max_input_tokens = {value!r} is not {allowed}; budget enforcement is off",
+            key="max_input_tokens",
+            value=value,
+            allowed=str(allowed),
         )
         return 0
     return int(value)
@@ -224,11 +255,11 @@ class _Reporter:
     path: str
     sink: EventSink
 
-    def __call__(self, problem: str) -> None:
+    def __call__(self, problem: str, **details: object) -> None:
         self.sink.emit(
             BudgetEvent(
                 CONFIG_INVALID,
                 f"budget config {self.path}: {problem}",
-                {"path": self.path, "problem": problem},
+                {"path": self.path, "problem": problem, **details},
             )
         )

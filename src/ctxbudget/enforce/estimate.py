@@ -1,8 +1,10 @@
 """Estimating a request, segment by segment, fast enough for every request.
 
-Two caches keep the warm path cheap. A ``CachingCounter`` remembers counts by text
-across calls (the same history is re-sent every turn), and ``Pricer`` remembers
-each message it priced during one call, so a stage that edits three turns
+A ``CachingCounter`` remembers counts by text across calls (the same history is
+re-sent every turn), and ``Pricer`` remembers the price of each message: for the
+call in a local table, across calls in the caller's ``RequestCache`` (parsed
+turns are reused across requests, so are their messages and prices). A warm
+request is a few dictionary look-ups per message; a stage that edits three turns
 re-prices three turns, not six hundred.
 """
 
@@ -10,11 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
-from weakref import WeakKeyDictionary
+from typing import Any
 
 from ctxbudget.content import Message
-from ctxbudget.formats import PENDING, Request, Turn
+from ctxbudget.formats import PENDING, Request, RequestCache, Turn
 from ctxbudget.kernel import CONVERSATION, SYSTEM, TOOLS
 from ctxbudget.tokens import DEFAULT_OVERHEADS, Overheads, TokenCounter, price_message
 from ctxbudget.tokens import price_tools as _price_tools
@@ -24,10 +25,6 @@ __all__ = [
     "Pricer",
     "SegmentTokens",
 ]
-
-
-_MEMO_LIMIT: Final = 65_536
-_PRICE_LIMIT: Final = 8_192  # messages are pinned while priced: keep as many as the parse memo
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,37 +49,26 @@ class SegmentTokens:
         return name, named[name]
 
 
-_PRICES_BY_COUNTER: WeakKeyDictionary[TokenCounter, dict[int, tuple[Message, int]]] = (
-    WeakKeyDictionary()
-)
-
-
-def _shared_prices(counter: TokenCounter) -> dict[int, tuple[Message, int]]:
-    """Message prices shared by every ``Pricer`` over ``counter``.
-
-    Parsed turns are reused across requests (the parse memo), so are their prices:
-    that is what keeps a warm request to a few dictionary look-ups per message. A
-    counter that cannot be weakly referenced gets a private table per call.
-    """
-    try:
-        return _PRICES_BY_COUNTER.setdefault(counter, {})
-    except TypeError:
-        return {}
-
-
 class Pricer:
     """Prices the turns of one enforcement call, each message once.
 
-    Messages are remembered by identity together with the message itself, so an
-    id cannot be reused by another object while the pricer lives.
+    Messages are remembered by identity together with the message itself (and,
+    in the shared cache, the counter), so no id can be reused by another object
+    while its entry lives.
     """
 
-    __slots__ = ("_by_id", "_last", "_tools", "counter", "overheads")
+    __slots__ = ("_by_id", "_cache", "_last", "_tools", "counter", "overheads")
 
-    def __init__(self, counter: TokenCounter, overheads: Overheads = DEFAULT_OVERHEADS) -> None:
+    def __init__(
+        self,
+        counter: TokenCounter,
+        cache: RequestCache | None = None,
+        overheads: Overheads = DEFAULT_OVERHEADS,
+    ) -> None:
         self.counter = counter
         self.overheads = overheads
-        self._by_id = _shared_prices(counter) if overheads == DEFAULT_OVERHEADS else {}
+        self._cache = cache
+        self._by_id: dict[int, tuple[Message, int]] = {}
         self._tools: tuple[Sequence[Mapping[str, Any]], int] | None = None
         self._last: tuple[Request, SegmentTokens] | None = None
 
@@ -90,11 +76,21 @@ class Pricer:
         """Tokens of one message."""
         found = self._by_id.get(id(message))
         if found is None:
-            if len(self._by_id) >= _PRICE_LIMIT:
-                self._by_id.clear()
-            found = (message, price_message(message, self.counter, self.overheads))
+            found = (message, self._shared_price(message))
             self._by_id[id(message)] = found
         return found[1]
+
+    def _shared_price(self, message: Message) -> int:
+        cache = self._cache
+        key = ("price", id(self.counter), self.overheads, id(message))
+        if cache is not None:
+            entry = cache.get(key)
+            if entry is not None and entry[0] is message and entry[1] is self.counter:  # type: ignore[index]
+                return entry[2]  # type: ignore[index,no-any-return]
+        price = price_message(message, self.counter, self.overheads)
+        if cache is not None:
+            cache.put(key, (message, self.counter, price))
+        return price
 
     def turns(self, turns: Sequence[Turn]) -> int:
         """Tokens of a run of turns."""

@@ -1,4 +1,4 @@
-"""``enforce`` and ``enforce_async``: two small drivers around ``enforcement_flow``."""
+"""``enforce_budget`` and ``enforce_budget_async``: small drivers around ``enforcement_flow``."""
 
 from __future__ import annotations
 
@@ -6,37 +6,48 @@ import inspect
 from collections.abc import Generator, Mapping
 from typing import Any
 
+from ctxbudget.archives import Archive, AsyncArchive
 from ctxbudget.enforce.config import BudgetConfig
 from ctxbudget.enforce.events import EventSink, LoggingSink
-from ctxbudget.enforce.pipeline import Call, Enforced, FlowOptions, enforcement_flow
-from ctxbudget.enforce.protocols import (
-    ArchiveCall,
-    AsyncOriginalsArchive,
-    AsyncTurnSummarizer,
-    OriginalsArchive,
-    TurnSummarizer,
-)
+from ctxbudget.enforce.pipeline import Enforced, FlowOptions, enforcement_flow
+from ctxbudget.enforce.stage import ArchiveCall, Call
 from ctxbudget.errors import ConfigError
-from ctxbudget.formats import FormatName
+from ctxbudget.formats import FormatName, RequestCache, shared_cache
+from ctxbudget.models import ModelInfo
+from ctxbudget.summaries import AsyncSummarizer, ExtractiveSummarizer, Summarizer
 from ctxbudget.tokens import CachingCounter, TokenCounter, default_counter
 
 __all__ = [
-    "enforce",
-    "enforce_async",
+    "enforce_budget",
+    "enforce_budget_async",
 ]
 
 
 def _options(
     config: BudgetConfig,
+    *,
+    model: ModelInfo | None,
     counter: TokenCounter | None,
     sink: EventSink | None,
-    *,
+    cache: RequestCache | None,
     hard_cap: int | None,
+    window: int,
+    output_reserve: int,
     cost_pressure: bool,
+    price_tier_tokens: int | None,
     cache_efficiency: float | None,
     summarizer: object | None,
     archive: object | None,
 ) -> FlowOptions:
+    if not isinstance(config, BudgetConfig):
+        raise ConfigError(
+            f"config is a {type(config).__name__}; pass a BudgetConfig "
+            "(or load one with load_budget_config)"
+        )
+    if model is not None:
+        window, output_reserve, price_tier_tokens = _model_limits(
+            model, window, output_reserve, price_tier_tokens
+        )
     if counter is None:
         counter = default_counter()  # shared and already caching by content
     elif not isinstance(counter, CachingCounter):
@@ -45,51 +56,105 @@ def _options(
         config=config,
         counter=counter,
         sink=sink if sink is not None else LoggingSink(),
+        cache=cache if cache is not None else shared_cache(),
         hard_cap=hard_cap,
+        window=window,
+        output_reserve=output_reserve,
         cost_pressure=cost_pressure,
+        price_tier_tokens=price_tier_tokens,
         cache_efficiency=cache_efficiency,
         can_summarize=summarizer is not None,
         can_archive=archive is not None,
     )
 
 
-def _handle(answer: object, what: str) -> str:
+def _model_limits(
+    model: ModelInfo, window: int, output_reserve: int, price_tier_tokens: int | None
+) -> tuple[int, int, int | None]:
+    """The window, output reserve and first price cliff of ``model``, where the caller
+    gave none (the caller's own figures win)."""
+    if not isinstance(model, ModelInfo):
+        raise ConfigError(
+            f"model is a {type(model).__name__}; pass a ModelInfo (ctxbudget.models.model_info)"
+        )
+    if window <= 0 and model.context_window:
+        window = model.context_window
+    if output_reserve <= 0 and model.max_output_tokens:
+        output_reserve = model.max_output_tokens
+    if price_tier_tokens is None:
+        cliffs = [tier.above_tokens for tier in model.price_tiers if tier.above_tokens > 0]
+        price_tier_tokens = min(cliffs, default=None)
+    return window, output_reserve, price_tier_tokens
+
+
+def _named_summarizer(config: BudgetConfig, counter: TokenCounter | None) -> Summarizer | None:
+    """The summarizer ``[budget] summarizer`` names, for hosts that pass none."""
+    if isinstance(config, BudgetConfig) and config.summarizer == "extractive":
+        return ExtractiveSummarizer(counter)
+    return None
+
+
+def _text(answer: object, what: str) -> str:
     if not isinstance(answer, str):
         raise ConfigError(f"{what} returned {type(answer).__name__}, not str; return the text")
     return answer
 
 
-def enforce(
+def enforce_budget(
     body: Mapping[str, Any],
     config: BudgetConfig,
     *,
-    format: FormatName,
+    format: FormatName | None = None,
+    model: ModelInfo | None = None,
     counter: TokenCounter | None = None,
     hard_cap: int | None = None,
+    window: int = 0,
+    output_reserve: int = 0,
     cost_pressure: bool = False,
+    price_tier_tokens: int | None = None,
     cache_efficiency: float | None = None,
-    summarizer: TurnSummarizer | None = None,
-    archive: OriginalsArchive | None = None,
+    summarizer: Summarizer | None = None,
+    archive: Archive | None = None,
     sink: EventSink | None = None,
+    cache: RequestCache | None = None,
 ) -> Enforced:
     """Hold ``body`` to ``config``'s budget: the same body when it fits, a smaller one
     when a stage makes it fit, ``BudgetExceeded`` when nothing does.
 
-    ``format``: ``"openai"`` or ``"anthropic"``. ``counter``: defaults to the
-    library's default counter, memoized per process. ``hard_cap``: the model's
-    input cap (``kernel.max_input``); the budget never exceeds it and the cache
-    guard never lets a request past it. ``cost_pressure``: trim harder.
-    ``cache_efficiency``: the recent prompt-cache efficiency (0-1) for the cache
-    guard; ``None`` (unknown) never skips. ``summarizer``/``archive``: see
-    ``TurnSummarizer`` and ``OriginalsArchive``. ``sink``: where events go
-    (default: the ``ctxbudget`` logger). The caller's body is never modified.
+    ``format``: ``"openai"``, ``"anthropic"`` or ``"openai-responses"``; detected
+    from the body when ``None``. ``model``: a ``ctxbudget.models.ModelInfo``; its
+    context window, maximum output and first price cliff fill ``window``,
+    ``output_reserve`` and ``price_tier_tokens`` where those are not given (the
+    counter stays the caller's: budgets are guarded by the conservative default).
+    ``counter``: defaults to the library's default
+    counter. ``hard_cap``: the model's input cap; ``window``: the model's context
+    window, from which the cap is derived for this body (its ``max_tokens``
+    reserved, or ``output_reserve`` when it sets none; see ``formats.input_cap``).
+    The budget never exceeds the cap and the cache guard never lets a request
+    past it. ``cost_pressure``: trim harder; ``price_tier_tokens``: the input size
+    where the model's price per token goes up: a request estimated above it is
+    under cost pressure too. ``cache_efficiency``: the recent prompt-cache
+    efficiency (0-1) for the cache guard; ``None`` (unknown) never skips.
+    ``summarizer``: a ``ctxbudget.summaries.Summarizer`` for the summary stage
+    (default: the one ``config.summarizer`` names, if any). ``archive``: a
+    ``ctxbudget.archives.Archive`` that keeps originals before stubs and summaries
+    replace them. ``sink``: where events go (default: the ``ctxbudget`` logger).
+    ``cache``: where work is reused across requests (default:
+    ``formats.shared_cache()``). The caller's body is never modified.
     """
+    if summarizer is None:
+        summarizer = _named_summarizer(config, counter)
     options = _options(
         config,
-        counter,
-        sink,
+        model=model,
+        counter=counter,
+        sink=sink,
+        cache=cache,
         hard_cap=hard_cap,
+        window=window,
+        output_reserve=output_reserve,
         cost_pressure=cost_pressure,
+        price_tier_tokens=price_tier_tokens,
         cache_efficiency=cache_efficiency,
         summarizer=summarizer,
         archive=archive,
@@ -104,7 +169,7 @@ def enforce(
         return result
 
 
-def _answer(call: Call, summarizer: TurnSummarizer | None, archive: OriginalsArchive | None) -> str:
+def _answer(call: Call, summarizer: Summarizer | None, archive: Archive | None) -> str:
     if isinstance(call, ArchiveCall):
         assert archive is not None  # the flow only asks when an archive was given
         answer: object = archive.store(call.original)
@@ -114,32 +179,45 @@ def _answer(call: Call, summarizer: TurnSummarizer | None, archive: OriginalsArc
         answer = summarizer.summarize(call.request)
         what = "summarizer.summarize"
     if inspect.isawaitable(answer):
-        if inspect.iscoroutine(answer):
-            answer.close()  # never awaited: close it so no "never awaited" warning leaks
-        raise ConfigError(f"{what} is async; call enforce_async() instead of enforce()")
-    return _handle(answer, what)
+        close = getattr(answer, "close", None)
+        if close is not None:
+            close()  # never awaited: close it so Python does not warn about it
+        raise ConfigError(f"{what} is async; use enforce_budget_async with async hosts")
+    return _text(answer, what)
 
 
-async def enforce_async(
+async def enforce_budget_async(
     body: Mapping[str, Any],
     config: BudgetConfig,
     *,
-    format: FormatName,
+    format: FormatName | None = None,
+    model: ModelInfo | None = None,
     counter: TokenCounter | None = None,
     hard_cap: int | None = None,
+    window: int = 0,
+    output_reserve: int = 0,
     cost_pressure: bool = False,
+    price_tier_tokens: int | None = None,
     cache_efficiency: float | None = None,
-    summarizer: TurnSummarizer | AsyncTurnSummarizer | None = None,
-    archive: OriginalsArchive | AsyncOriginalsArchive | None = None,
+    summarizer: Summarizer | AsyncSummarizer | None = None,
+    archive: Archive | AsyncArchive | None = None,
     sink: EventSink | None = None,
+    cache: RequestCache | None = None,
 ) -> Enforced:
-    """``enforce`` for async hosts; the summarizer and archive may be sync or async."""
+    """``enforce_budget`` for async hosts; the summarizer and archive may be sync or async."""
+    if summarizer is None:
+        summarizer = _named_summarizer(config, counter)
     options = _options(
         config,
-        counter,
-        sink,
+        model=model,
+        counter=counter,
+        sink=sink,
+        cache=cache,
         hard_cap=hard_cap,
+        window=window,
+        output_reserve=output_reserve,
         cost_pressure=cost_pressure,
+        price_tier_tokens=price_tier_tokens,
         cache_efficiency=cache_efficiency,
         summarizer=summarizer,
         archive=archive,
@@ -156,8 +234,8 @@ async def enforce_async(
 
 async def _answer_async(
     call: Call,
-    summarizer: TurnSummarizer | AsyncTurnSummarizer | None,
-    archive: OriginalsArchive | AsyncOriginalsArchive | None,
+    summarizer: Summarizer | AsyncSummarizer | None,
+    archive: Archive | AsyncArchive | None,
 ) -> str:
     if isinstance(call, ArchiveCall):
         assert archive is not None
@@ -169,4 +247,4 @@ async def _answer_async(
         what = "summarizer.summarize"
     if inspect.isawaitable(answer):
         answer = await answer
-    return _handle(answer, what)
+    return _text(answer, what)

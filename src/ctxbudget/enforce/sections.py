@@ -6,12 +6,11 @@ heading of the same or a higher level, so its ``###`` sub-headings stay inside.
 
 Only the system prompt is searched. The system prompt is written by the
 operator; history is not, and a header a user types into a chat must not lock
-text into the budget (the reference learned this the hard way, see its fix W2-E).
+text into the budget (``docs/enforce.md``, "never-trim sections").
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -53,12 +52,8 @@ def _lines(text: str) -> list[str]:
     return [piece + "\n" for piece in pieces[:-1]] + ([pieces[-1]] if pieces[-1] else [])
 
 
-@functools.lru_cache(maxsize=256)
 def split_sections(text: str, headers: frozenset[str]) -> tuple[Section, ...]:
-    """Split ``text`` into alternating runs; joining their texts gives ``text`` back.
-
-    Cached: the same system prompt comes with every request of an agent.
-    """
+    """Split ``text`` into alternating runs; joining their texts gives ``text`` back."""
     sections: list[Section] = []
     open_level = 0  # level of the open protected section, 0 when none is open
     for line in _lines(text):

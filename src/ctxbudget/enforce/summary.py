@@ -6,63 +6,36 @@ again by the next request's stages, and a fake "assistant" turn puts words in
 the model's mouth. The cut keeps every tool call with its result and leaves a
 user message first, as both providers require.
 
-The summarizer is only asked when dropping the older turns could make the
-request fit at all; a call that cannot help would only cost time and money.
+The summarizer (``ctxbudget.summaries.Summarizer``) is only asked when dropping
+the older turns could make the request fit at all; a call that cannot help would
+only cost time and money. Its ``max_tokens`` is the room the budget leaves.
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Final
 
+from ctxbudget.archives import Original
 from ctxbudget.content import (
-    ImageBlock,
     Message,
-    ReasoningBlock,
-    TextBlock,
-    ToolCallBlock,
-    ToolResultBlock,
 )
 from ctxbudget.content.pairing import safe_cut_points
-from ctxbudget.enforce.echoes import blocks_text
-from ctxbudget.enforce.estimate import Pricer
-from ctxbudget.enforce.protocols import (
-    ArchiveCall,
-    Original,
-    SummarizeCall,
-    SummaryRequest,
-)
 from ctxbudget.enforce.sections import has_header_line
+from ctxbudget.enforce.stage import ArchiveCall, StageContext, StageFlow, SummarizeCall
 from ctxbudget.formats import Request, Turn, add_system_section
+from ctxbudget.summaries import SummaryRequest
 
 __all__ = [
     "SUMMARY_HEADER",
-    "summarize",
+    "Summarize",
     "summary_cut",
     "summary_section",
-    "transcript",
 ]
 
 SUMMARY_HEADER: Final = "## Summary of earlier conversation"
 _INSTRUCTION_ROLES: Final = frozenset({"system", "developer"})
-
-
-def transcript(messages: Sequence[Message]) -> str:
-    """``role: text`` lines for the summarizer; reasoning stays private and is left out."""
-    lines: list[str] = []
-    for message in messages:
-        for block in message.content:
-            if isinstance(block, TextBlock):
-                lines.append(f"{message.role}: {block.text}")
-            elif isinstance(block, ToolCallBlock):
-                lines.append(f"{message.role} called {block.name}({block.arguments})")
-            elif isinstance(block, ToolResultBlock):
-                lines.append(f"tool result {block.tool_call_id}: {blocks_text(block.content)}")
-            elif isinstance(block, ImageBlock):
-                lines.append(f"{message.role}: [image]")
-            elif not isinstance(block, ReasoningBlock):
-                lines.append(f"{message.role}: [{block.data.get('type', 'block')}]")
-    return "".join(line + "\n" for line in lines)
 
 
 def summary_cut(request: Request, keep_recent: int) -> int | None:
@@ -95,52 +68,44 @@ def summary_section(turn_count: int, summary: str, handle: str | None) -> str:
     return section
 
 
-def _drop_leading(request: Request, cut: int) -> Request:
-    return Request(
-        request.format,
-        request.system,
-        request.tools,
-        request.conversation[cut:],
-        request.pending,
-        request.body,
-    )
-
-
 def _originals(turns: Sequence[Turn]) -> tuple[Message, ...]:
     return tuple(t.parsed if t.parsed is not None else t.message for t in turns)
 
 
-def summarize(
-    request: Request,
-    pricer: Pricer,
-    budget: int,
-    *,
-    keep_recent: int,
-    never_trim_headers: frozenset[str],
-    archive: bool,
-    cost_pressure: bool,
-) -> Generator[ArchiveCall | SummarizeCall, str, Request | None]:
-    """Summarize the older history into a system section; ``None`` if that cannot help.
+@dataclass(frozen=True, slots=True)
+class Summarize:
+    """``summarize``: older history becomes a summary section of the system prompt."""
 
-    Archives the original turns first (when ``archive``), then asks for the
-    summary. A summary that is empty, or that carries a never-trim header line
-    (it would forge a protected section), is not used.
-    """
-    cut = summary_cut(request, keep_recent)
-    if cut is None:
-        return None
-    shorter = _drop_leading(request, cut)
-    best_case = add_system_section(shorter, summary_section(cut, "", None))
-    if pricer.segments(best_case).total > budget:
-        return None
-    older = request.conversation[:cut]
-    handle: str | None = None
-    if archive:
-        originals = _originals(older)
-        handle = yield ArchiveCall(Original("turns", originals, transcript(originals)))
-    current = tuple(t.message for t in older)
-    summary = yield SummarizeCall(SummaryRequest(current, transcript(current), cost_pressure))
-    text = summary.strip()
-    if not text or has_header_line(text, never_trim_headers | {SUMMARY_HEADER}):
-        return None
-    return add_system_section(shorter, summary_section(cut, text, handle))
+    name: str = "summarize"
+
+    def available(self, context: StageContext) -> bool:
+        """When the host gave (or the config named) a summarizer and ``summarize`` is on."""
+        return context.can_summarize and context.config.summarize
+
+    def run(self, request: Request, context: StageContext) -> StageFlow:
+        """Summarize the older history into a system section; ``None`` if that cannot help.
+
+        Archives the original turns first (when the host gave an archive), then
+        asks for the summary. A summary that is empty, or that carries a
+        never-trim header line (it would forge a protected section), is not used.
+        """
+        config = context.config
+        cut = summary_cut(request, config.summary_keeps_recent_turns)
+        if cut is None:
+            return None
+        shorter = request.with_conversation(request.conversation[cut:])
+        best_case = add_system_section(shorter, summary_section(cut, "", None))
+        room = context.budget - context.pricer.segments(best_case).total
+        if room <= 0:
+            return None
+        older = request.conversation[:cut]
+        locator: str | None = None
+        if context.can_archive:
+            locator = yield ArchiveCall(Original("turns", _originals(older)))
+        current = tuple(t.message for t in older)
+        summary = yield SummarizeCall(SummaryRequest(current, room))
+        text = summary.strip()
+        headers = frozenset(h.strip() for h in config.never_trim_headers) | {SUMMARY_HEADER}
+        if not text or has_header_line(text, headers):
+            return None
+        return add_system_section(shorter, summary_section(cut, text, locator))

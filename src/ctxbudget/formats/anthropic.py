@@ -23,239 +23,229 @@ from ctxbudget.content import (
     ToolResultBlock,
     UnknownBlock,
 )
-from ctxbudget.errors import FormatError
-from ctxbudget.formats.memo import ANTHROPIC_TURNS
-from ctxbudget.formats.request import (
-    Request,
-    Turn,
-    check_request_pairs,
-    json_copy,
-    split_pending,
+from ctxbudget.formats._skeleton import (
+    BlockParser,
+    Part,
+    ProviderFormat,
+    block_type,
+    role_of,
+    string_field,
 )
+from ctxbudget.formats.cache import RequestCache
+from ctxbudget.formats.request import Request, Turn, json_copy
 from ctxbudget.tokens import json_text
 
 __all__ = [
+    "MESSAGES",
     "add_system_section",
     "parse_request",
     "render_request",
 ]
 
-_LABEL: Final = "Anthropic"
 _ROLES: Final = frozenset({"user", "assistant"})
 _SYSTEM_SOURCE_ROLE: Final = "system"
+# What only a Messages body has (for format detection).
+_OWN_BODY_KEYS: Final = frozenset(
+    {"system", "stop_sequences", "top_k", "thinking", "mcp_servers", "container"}
+)
+_OWN_BLOCK_TYPES: Final = frozenset(
+    {"tool_use", "tool_result", "thinking", "redacted_thinking", "document",
+     "server_tool_use", "web_search_tool_result", "search_result", "container_upload"}
+)  # fmt: skip
 
-Part = Mapping[str, Any]
+
+class _MessagesFormat(ProviderFormat):
+    """Anthropic Messages (``"anthropic"``)."""
+
+    name = "anthropic"
+    label = "Anthropic"
+    items_key = "messages"
+    system_keys = ("system",)
+
+    def fits(self, body: Mapping[str, Any]) -> bool:
+        """A ``messages`` list and ``max_tokens``, which the Messages API requires."""
+        return isinstance(body.get("messages"), list) and "max_tokens" in body
+
+    def has_own_marks(self, body: Mapping[str, Any]) -> bool:
+        """A top-level ``system``, Anthropic-only keys or content block types."""
+        if any(key in body for key in _OWN_BODY_KEYS):
+            return True
+        for message in body.get("messages") or ():
+            content = message.get("content") if isinstance(message, Mapping) else None
+            if isinstance(content, list) and any(_own_block(b) for b in content):
+                return True
+        return False
+
+    def raw_items(self, body: Mapping[str, Any]) -> list[Any]:
+        """``messages``, which must be a non-empty list."""
+        raw = body.get("messages")
+        if not isinstance(raw, list) or not raw:
+            raise self.fail(
+                "'messages'", "is missing or empty", "send at least one message in a list"
+            )
+        return raw
+
+    def split_system(
+        self, body: Mapping[str, Any], turns: list[Turn]
+    ) -> tuple[tuple[Turn, ...], list[Turn]]:
+        """The top-level ``system`` is the system prompt; every message is conversation."""
+        if "system" not in body:
+            return (), turns
+        system = body["system"]
+        blocks, parts = self.parse_content(system, "'system'")
+        if not all(isinstance(b, TextBlock) for b in blocks):
+            raise self.fail("'system'", "holds blocks other than text", "send text blocks only")
+        source = {"role": _SYSTEM_SOURCE_ROLE, "content": system}
+        return (Turn.parsed_from(Message("system", tuple(blocks)), source, parts),), turns
+
+    def parse_item(self, raw: Any, where: str) -> Turn:
+        """One message as a turn."""
+        role = role_of(raw, _ROLES, where, self, "use 'user' or 'assistant' (system is top-level)")
+        if "content" not in raw:
+            raise self.fail(where, "has no 'content'", "give the message text or content blocks")
+        blocks, parts = self.parse_content(raw["content"], where)
+        return Turn.parsed_from(Message(role, tuple(blocks)), raw, parts)
+
+    def parse_content(self, content: Any, where: str) -> tuple[list[Block], list[Part | None]]:
+        """A string (one text block) or a list of content blocks."""
+        if isinstance(content, str):
+            return [TextBlock(content)], [None]
+        if not isinstance(content, list):
+            raise self.fail(where, "has content that is neither text nor a list", "send a string")
+        blocks: list[Block] = []
+        for i, block in enumerate(content):
+            block_where = f"{where}.content[{i}]"
+            parser = _BLOCK_PARSERS.get(block_type(block, block_where, self), _unknown)
+            blocks.append(parser(block, block_where))
+        return blocks, list(content)
+
+    def render_system(self, request: Request) -> dict[str, Any]:
+        """``system``: a string when it came as one, else text blocks."""
+        if not request.system:
+            return {}
+        turn = request.system[0]
+        return {"system": self.content_value(turn, turn.source.get("content"))}
+
+    def render_turn(self, turn: Turn) -> dict[str, Any]:
+        """An edited message, rebuilt from its blocks over its source."""
+        out = {k: json_copy(v) for k, v in turn.source.items() if k != "content"}
+        out["role"] = turn.message.role
+        out["content"] = self.content_value(turn, turn.source.get("content"))
+        return out
+
+    def content_value(self, turn: Turn, original: Any) -> Any:
+        """Text stays a string when it came as one; otherwise a list of blocks."""
+        if turn.untouched:
+            return json_copy(original)
+        blocks = turn.message.content
+        if len(blocks) == 1 and isinstance(blocks[0], TextBlock) and not isinstance(original, list):
+            return blocks[0].text
+        rendered = []
+        for index, block in enumerate(blocks):
+            raw = turn.part(index)
+            if raw is not None and turn.block_untouched(index):
+                rendered.append(json_copy(raw))
+            else:
+                rendered.append(_render_block(block, raw))
+        return rendered
+
+    def add_system_section(self, request: Request, text: str) -> Request:
+        """``request`` with ``text`` as a system text block of its own after the system prompt."""
+        if not request.system:
+            return request.with_system((Turn.new_text("system", text),))
+        current = request.system[0]
+        message = Message("system", (*current.message.content, TextBlock(text)))
+        return request.with_system((current.edited(message),))
 
 
-def _fail(where: str, problem: str, fix: str) -> FormatError:
-    return FormatError(f"{_LABEL} request: {where} {problem}; {fix}")
-
-
-# -- parsing ----------------------------------------------------------------------------------
-
-
-def parse_request(body: Mapping[str, Any]) -> Request:
-    """Parse a Messages request body; ``FormatError`` says what is wrong.
-
-    The body is read, never changed.
-    """
-    if not isinstance(body, Mapping):
-        raise _fail("the body", f"is a {type(body).__name__}", "pass the request as a dict")
-    raw_messages = body.get("messages")
-    if not isinstance(raw_messages, list) or not raw_messages:
-        raise _fail("'messages'", "is missing or empty", "send at least one message in a list")
-    turns = [_remembered_or_parsed(raw, index) for index, raw in enumerate(raw_messages)]
-    check_request_pairs([t.message for t in turns], _LABEL)
-    conversation, pending = split_pending(turns)
-    return Request(
-        "anthropic", _parse_system(body), _parse_tools(body), conversation, pending, body
+def _own_block(block: Any) -> bool:
+    if not isinstance(block, Mapping):
+        return False
+    kind = block.get("type")
+    return isinstance(kind, str) and (
+        kind in _OWN_BLOCK_TYPES or (kind == "image" and "source" in block)
     )
 
 
-def _parse_system(body: Mapping[str, Any]) -> tuple[Turn, ...]:
-    if "system" not in body:
-        return ()
-    system = body["system"]
-    blocks, parts = _parse_content(system, "'system'")
-    if not all(isinstance(b, TextBlock) for b in blocks):
-        raise _fail("'system'", "holds blocks other than text", "send text blocks only")
-    source = {"role": _SYSTEM_SOURCE_ROLE, "content": system}
-    return (Turn.parsed_from(Message("system", tuple(blocks)), source, parts),)
+# -- block parsers ----------------------------------------------------------------------------
 
 
-def _parse_tools(body: Mapping[str, Any]) -> tuple[Mapping[str, Any], ...]:
-    tools = body.get("tools", [])
-    if not isinstance(tools, list) or not all(isinstance(t, Mapping) for t in tools):
-        raise _fail("'tools'", "is not a list of objects", "send tool declarations as a list")
-    return tuple(tools)
+def _text(block: Part, where: str) -> Block:
+    return TextBlock(string_field(block, "text", where, MESSAGES))
 
 
-def _remembered_or_parsed(raw: Any, index: int) -> Turn:
-    turn = ANTHROPIC_TURNS.get(raw) if type(raw) is dict else None
-    if turn is None:
-        turn = _parse_message(raw, index)
-        ANTHROPIC_TURNS.put(raw, turn)
-    return turn
+def _tool_use(block: Part, where: str) -> Block:
+    tool_input = block.get("input")
+    if not isinstance(tool_input, Mapping):
+        raise MESSAGES.fail(where, "is a tool_use without an object 'input'", "send a dict")
+    return ToolCallBlock(
+        string_field(block, "id", where, MESSAGES),
+        string_field(block, "name", where, MESSAGES),
+        json_text(tool_input),
+    )
 
 
-def _parse_message(raw: Any, index: int) -> Turn:
-    if not isinstance(raw, dict | Mapping):
-        raise _fail(f"messages[{index}]", f"is a {type(raw).__name__}", "use an object")
-    where = f"messages[{index}]"
-    role = raw.get("role")
-    if role not in _ROLES:
-        raise _fail(where, f"has role {role!r}", "use 'user' or 'assistant' (system is top-level)")
-    if "content" not in raw:
-        raise _fail(where, "has no 'content'", "give the message text or content blocks")
-    blocks, parts = _parse_content(raw["content"], where)
-    return Turn.parsed_from(Message(role, tuple(blocks)), raw, parts)
+def _tool_result(block: Part, where: str) -> Block:
+    inner: list[Block] = []
+    if "content" in block:
+        inner, _ = MESSAGES.parse_content(block["content"], where)
+    return ToolResultBlock(
+        string_field(block, "tool_use_id", where, MESSAGES),
+        tuple(inner),
+        bool(block.get("is_error", False)),
+    )
 
 
-def _parse_content(content: Any, where: str) -> tuple[list[Block], list[Part | None]]:
-    if isinstance(content, str):
-        return [TextBlock(content)], [None]
-    if not isinstance(content, list):
-        raise _fail(where, "has content that is neither text nor a list", "send a string")
-    blocks = [_parse_block(block, f"{where}.content[{i}]") for i, block in enumerate(content)]
-    return blocks, list(content)
+def _thinking(block: Part, where: str) -> Block:
+    signature = block.get("signature")
+    return ReasoningBlock(
+        string_field(block, "thinking", where, MESSAGES),
+        signature if isinstance(signature, str) else None,
+    )
 
 
-def _parse_block(block: Any, where: str) -> Block:
-    if not isinstance(block, dict | Mapping) or not isinstance(block.get("type"), str):
-        raise _fail(where, "is not a content block with a 'type'", "send {'type': 'text', ...}")
-    kind = block["type"]
-    if kind == "text":
-        return TextBlock(_string(block, "text", where))
-    if kind == "image":
-        return ImageBlock(dict(block))
-    if kind == "tool_use":
-        return _parse_tool_use(block, where)
-    if kind == "tool_result":
-        return _parse_tool_result(block, where)
-    if kind == "thinking":
-        signature = block.get("signature")
-        return ReasoningBlock(
-            _string(block, "thinking", where), signature if isinstance(signature, str) else None
-        )
+def _unknown(block: Part, where: str) -> Block:
     return UnknownBlock(dict(block))
 
 
-def _string(block: Mapping[str, Any], key: str, where: str) -> str:
-    value = block.get(key)
-    if not isinstance(value, str):
-        raise _fail(where, f"has no string {key!r}", f"add the {key}")
-    return value
+_BLOCK_PARSERS: Final[dict[str, BlockParser]] = {
+    "text": _text,
+    "image": lambda block, where: ImageBlock(dict(block)),
+    "tool_use": _tool_use,
+    "tool_result": _tool_result,
+    "thinking": _thinking,
+}
 
 
-def _parse_tool_use(block: Mapping[str, Any], where: str) -> ToolCallBlock:
-    tool_input = block.get("input")
-    if not isinstance(tool_input, Mapping):
-        raise _fail(where, "is a tool_use without an object 'input'", "send the input as a dict")
-    return ToolCallBlock(
-        _string(block, "id", where), _string(block, "name", where), json_text(tool_input)
-    )
+# -- block renderers --------------------------------------------------------------------------
 
 
-def _parse_tool_result(block: Mapping[str, Any], where: str) -> ToolResultBlock:
-    inner: list[Block] = []
-    if "content" in block:
-        inner, _ = _parse_content(block["content"], where)
-    return ToolResultBlock(
-        _string(block, "tool_use_id", where), tuple(inner), bool(block.get("is_error", False))
-    )
+def _base(raw: Part | None) -> dict[str, Any]:
+    return dict(json_copy(raw)) if raw is not None else {}
 
 
-# -- rendering --------------------------------------------------------------------------------
+def _render_text(block: TextBlock, raw: Part | None) -> dict[str, Any]:
+    return {**_base(raw), "type": "text", "text": block.text}
 
 
-def render_request(request: Request) -> dict[str, Any]:
-    """The Messages body for ``request``; a new object, sharing no containers."""
-    messages = [_render_turn(turn) for turn in request.turns]
-    out: dict[str, Any] = {}
-    for key, value in request.body.items():
-        if key == "messages":
-            out[key] = messages
-        elif key == "tools":
-            out[key] = json_copy(list(request.tools))
-        elif key != "system":
-            out[key] = json_copy(value)
-        elif request.system:
-            out[key] = _render_system(request.system[0])
-    if request.system and "system" not in out:
-        out["system"] = _render_system(request.system[0])
-    out.setdefault("messages", messages)
-    if request.tools:
-        out.setdefault("tools", json_copy(list(request.tools)))
-    return out
+def _render_tool_call(block: ToolCallBlock, raw: Part | None) -> dict[str, Any]:
+    # The input always comes from the block's arguments: a stage that edits a call's
+    # arguments must see its edit in the body, not the input the call came with.
+    try:
+        tool_input = json.loads(block.arguments)
+    except ValueError:
+        tool_input = None
+    if not isinstance(tool_input, dict):
+        raise MESSAGES.fail(
+            f"tool call {block.id!r}", "has arguments that are not a JSON object",
+            "give tool_use input as a JSON object",
+        )  # fmt: skip
+    return {**_base(raw), "type": "tool_use", "id": block.id, "name": block.name,
+            "input": tool_input}  # fmt: skip
 
 
-def add_system_section(request: Request, text: str) -> Request:
-    """``request`` with ``text`` as a system text block of its own after the system prompt."""
-    if not request.system:
-        system = Turn.new_text("system", text)
-    else:
-        current = request.system[0]
-        message = Message("system", (*current.message.content, TextBlock(text)))
-        system = current.edited(message)
-    return Request(
-        request.format,
-        (system,),
-        request.tools,
-        request.conversation,
-        request.pending,
-        request.body,
-    )
-
-
-def _render_system(turn: Turn) -> Any:
-    return _content_value(turn, turn.source.get("content"))
-
-
-def _render_turn(turn: Turn) -> dict[str, Any]:
-    if turn.untouched:
-        return dict(json_copy(turn.source))
-    out = {k: json_copy(v) for k, v in turn.source.items() if k != "content"}
-    out["role"] = turn.message.role
-    out["content"] = _content_value(turn, turn.source.get("content"))
-    return out
-
-
-def _content_value(turn: Turn, original: Any) -> Any:
-    """Text stays a string when it came as one; otherwise a list of blocks."""
-    if turn.untouched:
-        return json_copy(original)
-    blocks = turn.message.content
-    if len(blocks) == 1 and isinstance(blocks[0], TextBlock) and not isinstance(original, list):
-        return blocks[0].text
-    rendered = []
-    for index, block in enumerate(blocks):
-        raw = turn.part(index)
-        if raw is not None and turn.block_untouched(index):
-            rendered.append(json_copy(raw))
-        else:
-            rendered.append(_render_block(block, raw))
-    return rendered
-
-
-def _render_block(block: Block, raw: Part | None) -> dict[str, Any]:
-    base: dict[str, Any] = dict(json_copy(raw)) if raw is not None else {}
-    if isinstance(block, TextBlock):
-        return {**base, "type": "text", "text": block.text}
-    if isinstance(block, ToolResultBlock):
-        return _render_tool_result(block, base)
-    if isinstance(block, ToolCallBlock):
-        if "input" not in base:
-            base["input"] = json.loads(block.arguments)
-        return {**base, "type": "tool_use", "id": block.id, "name": block.name}
-    if isinstance(block, ReasoningBlock):
-        thinking = {**base, "type": "thinking", "thinking": block.text}
-        if block.signature is not None:
-            thinking["signature"] = block.signature
-        return thinking
-    return dict(json_copy(block.data))
-
-
-def _render_tool_result(block: ToolResultBlock, base: dict[str, Any]) -> dict[str, Any]:
+def _render_tool_result(block: ToolResultBlock, raw: Part | None) -> dict[str, Any]:
+    base = _base(raw)
     out = {**base, "type": "tool_result", "tool_use_id": block.tool_call_id}
     if block.content or "content" in base:
         out["content"] = _inner_value(block.content, base.get("content"))
@@ -264,8 +254,54 @@ def _render_tool_result(block: ToolResultBlock, base: dict[str, Any]) -> dict[st
     return out
 
 
+def _render_reasoning(block: ReasoningBlock, raw: Part | None) -> dict[str, Any]:
+    thinking = {**_base(raw), "type": "thinking", "thinking": block.text}
+    if block.signature is not None:
+        thinking["signature"] = block.signature
+    return thinking
+
+
+def _render_kept(block: ImageBlock | UnknownBlock, raw: Part | None) -> dict[str, Any]:
+    return dict(json_copy(block.data))
+
+
+_BLOCK_RENDERERS: Final[dict[type, Any]] = {
+    TextBlock: _render_text,
+    ToolCallBlock: _render_tool_call,
+    ToolResultBlock: _render_tool_result,
+    ReasoningBlock: _render_reasoning,
+    ImageBlock: _render_kept,
+    UnknownBlock: _render_kept,
+}
+
+
+def _render_block(block: Block, raw: Part | None) -> dict[str, Any]:
+    """One content block as a Messages block, over the block it came from."""
+    rendered: dict[str, Any] = _BLOCK_RENDERERS[type(block)](block, raw)
+    return rendered
+
+
 def _inner_value(blocks: Sequence[Block], original: Any) -> Any:
     """A tool result's content: a string when it came as one (or is one new text)."""
     if len(blocks) == 1 and isinstance(blocks[0], TextBlock) and not isinstance(original, list):
         return blocks[0].text
     return [_render_block(b, None) for b in blocks]
+
+
+MESSAGES: Final = _MessagesFormat()
+"""The Messages format."""
+
+
+def parse_request(body: Mapping[str, Any], *, cache: RequestCache | None = None) -> Request:
+    """Parse a Messages request body; ``FormatError`` says what is wrong."""
+    return MESSAGES.parse(body, cache)
+
+
+def render_request(request: Request) -> dict[str, Any]:
+    """The Messages body for ``request``; a new object, sharing no containers."""
+    return MESSAGES.render(request)
+
+
+def add_system_section(request: Request, text: str) -> Request:
+    """``request`` with ``text`` as a system text block of its own after the system prompt."""
+    return MESSAGES.add_system_section(request, text)

@@ -30,7 +30,8 @@ __all__ = [
     "split_pending",
 ]
 
-FormatName: TypeAlias = Literal["openai", "anthropic"]
+FormatName: TypeAlias = Literal["openai", "anthropic", "openai-responses"]
+"""``"openai"`` (Chat Completions), ``"anthropic"`` (Messages), ``"openai-responses"``."""
 
 _PENDING_ROLES = frozenset({"user", "tool", "function"})
 
@@ -106,6 +107,14 @@ class Request:
     def turns(self) -> tuple[Turn, ...]:
         """Conversation and pending turns, in order: the messages list without the system."""
         return self.conversation + self.pending
+
+    def with_system(self, system: tuple[Turn, ...]) -> Request:
+        """The same request with another system prompt."""
+        return Request(self.format, system, self.tools, self.conversation, self.pending, self.body)
+
+    def with_conversation(self, conversation: tuple[Turn, ...]) -> Request:
+        """The same request with other history turns."""
+        return Request(self.format, self.system, self.tools, conversation, self.pending, self.body)
 
     def messages(self) -> tuple[Message, ...]:
         """Every message the model sees after the system prompt."""

@@ -1,7 +1,8 @@
 """The ledger contract (sync and async) and the logic every store shares.
 
 A store only knows how to run a transaction, read rows and insert rows; the
-rules, the concurrency check and the surface bookkeeping live here once.
+rules, the concurrency check and the surface bookkeeping live once, in
+``recipe`` and ``surface``.
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ from collections.abc import Callable, Iterable, Sequence
 from types import TracebackType
 from typing import Final, Protocol, Self, runtime_checkable
 
-from ctxbudget.errors import ConflictError, InvalidEventError
+from ctxbudget.errors import ConfigError, InvalidEventError
 from ctxbudget.ledger.events import AppendableEvent, Event
 from ctxbudget.ledger.rules import MAX_EVENT_BYTES, NewEvent, check_session_id, parse_event
-from ctxbudget.ledger.surface import SurfaceTracker
+from ctxbudget.ledger.shapes import is_integer
 
 __all__ = [
     "AsyncLedger",
@@ -22,17 +23,13 @@ __all__ = [
     "Ledger",
     "LedgerReader",
     "LedgerShell",
-    "TrackerCache",
-    "check_expected",
     "epoch_ms",
     "prepare_batch",
+    "read_bounds",
 ]
 
 Clock = Callable[[], int]
 """Returns the current time in epoch milliseconds."""
-
-TRACKED_SESSIONS: Final = 1024
-"""Surfaces a ledger keeps in memory for append checks; older ones are re-read on demand."""
 
 
 def epoch_ms() -> int:
@@ -186,44 +183,19 @@ def prepare_batch(
     return checked_id, batch
 
 
-def check_expected(session_id: str, expected: int | None, actual: int) -> None:
-    """``ConflictError`` unless the session is at the revision the writer expects."""
-    if expected is not None and expected != actual:
-        raise ConflictError(session_id, expected, actual)
+MAX_SEQ: Final = 2**63 - 1
+"""The largest seq any store can hold (PostgreSQL bigint); read bounds are clamped to it."""
 
 
-class TrackerCache:
-    """The surfaces of recently written sessions, caught up from the store on demand."""
+def read_bounds(start: object, stop: object) -> tuple[int, int]:
+    """``events()`` bounds as seqs ``0 <= start``, ``stop <= MAX_SEQ``: the same on every store.
 
-    def __init__(self) -> None:
-        self._trackers: dict[str, SurfaceTracker] = {}
-
-    def get(self, session_id: str, revision: int) -> SurfaceTracker:
-        """The cached tracker of ``session_id``; catch it up from its ``revision`` on."""
-        tracker = self._trackers.pop(session_id, None)
-        if tracker is None or tracker.revision > revision:
-            tracker = SurfaceTracker()
-        self._trackers[session_id] = tracker
-        if len(self._trackers) > TRACKED_SESSIONS:
-            del self._trackers[next(iter(self._trackers))]
-        return tracker
-
-    def at(
-        self, session_id: str, revision: int, read: Callable[[int, int], Iterable[Event]]
-    ) -> SurfaceTracker:
-        """The tracker of ``session_id`` caught up to ``revision`` (read from the store)."""
-        tracker = self.get(session_id, revision)
-        if tracker.revision < revision:
-            for event in read(tracker.revision, revision):
-                tracker.replay(event)
-        return tracker
-
-    def advance(self, session_id: str, tracker: SurfaceTracker, stored: Iterable[Event]) -> None:
-        """Fold a batch that committed into the session's tracker."""
-        for event in stored:
-            tracker.replay(event)
-        self._trackers[session_id] = tracker
-
-    def forget(self, session_id: str) -> None:
-        """Drop a tracker whose store state is unknown (e.g. after a failed commit)."""
-        self._trackers.pop(session_id, None)
+    Negative or huge bounds are clamped (``events(s, 0, -1)`` is empty, not "all but
+    the last" as a Python slice would say); a non-integer is a ``ConfigError``.
+    """
+    for name, value in (("start", start), ("stop", stop)):
+        if (value is not None or name == "start") and not is_integer(value):
+            raise ConfigError(f"events(): {name} must be an integer seq, not {value!r}")
+    low = min(max(start, 0), MAX_SEQ)  # type: ignore[call-overload]
+    high = MAX_SEQ if stop is None else min(max(stop, 0), MAX_SEQ)  # type: ignore[call-overload]
+    return low, max(low, high)

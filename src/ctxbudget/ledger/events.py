@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Final, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
+
+from ctxbudget.ledger.vocabulary import SURFACE_TYPES
 
 __all__ = [
     "SURFACE_TYPES",
@@ -21,11 +23,6 @@ __all__ = [
     "freeze_json",
     "thaw_json",
 ]
-
-SURFACE_TYPES: Final = frozenset(
-    {"user/message", "assistant/message", "tool/result", "context/message", "steering/message"}
-)
-"""The five model-visible event types; only they may carry ``surface_op``."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,8 +14,9 @@ from typing import Any, TypeAlias
 from ctxbudget.errors import CorruptEventError
 from ctxbudget.ledger.events import Event, ReplaceOp, SurfaceOp, freeze_json
 from ctxbudget.ledger.rules import NewEvent
+from ctxbudget.ledger.surface import SessionState
 
-__all__ = ["Row", "decode_rows", "encode_rows"]
+__all__ = ["Row", "decode_row", "decode_rows", "decode_state", "encode_rows"]
 
 Row: TypeAlias = tuple[str, int, int, str, str, str | None, str | None]
 """session_id, seq, time, type, data JSON, surface_op JSON, source_seqs JSON."""
@@ -53,6 +54,14 @@ def decode_rows(session_id: str, start: int, rows: Iterable[tuple[Any, ...]]) ->
         expected += 1
 
 
+def decode_row(session_id: str, row: tuple[Any, ...]) -> Event:
+    """One event from a ``(seq, time, type, data, surface_op, source_seqs)`` row."""
+    seq = row[0]
+    if not isinstance(seq, int):
+        raise CorruptEventError(session_id, -1, f"a row has the seq {seq!r}")
+    return _decode(session_id, *row)
+
+
 def _decode(
     session_id: str,
     seq: int,
@@ -77,8 +86,8 @@ def _decode(
             _decode_surface_op(surface_op),
             _decode_sources(source_seqs),
         )
-    except (ValueError, TypeError) as exc:
-        raise CorruptEventError(session_id, seq, str(exc)) from None
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise CorruptEventError(session_id, seq, str(exc) or type(exc).__name__) from None
 
 
 def _decode_surface_op(text: Any) -> SurfaceOp | None:
@@ -101,3 +110,14 @@ def _decode_sources(text: Any) -> tuple[int, ...] | None:
     if not isinstance(seqs, list) or not all(isinstance(s, int) for s in seqs):
         raise ValueError(f"source_seqs {text!r} is not a list of integers")
     return tuple(seqs)
+
+
+def decode_state(session_id: str, row: tuple[Any, ...]) -> SessionState:
+    """A session's state row ``(revision, state JSON)``."""
+    revision, text = row
+    try:
+        if not isinstance(revision, int) or not isinstance(text, str):
+            raise ValueError("revision or state has the wrong type")
+        return SessionState.from_json(revision, text)
+    except (ValueError, RecursionError) as exc:
+        raise CorruptEventError(session_id, -1, f"its state row is damaged: {exc}") from None

@@ -15,10 +15,14 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ctxbudget.errors import EventTooLargeError, InvalidEventError, InvalidSessionIdError
-from ctxbudget.ledger.events import SURFACE_TYPES, ReplaceOp, SurfaceOp, freeze_json
+from ctxbudget.ledger.events import ReplaceOp, SurfaceOp, freeze_json
+from ctxbudget.ledger.shapes import check_fields, is_integer
+from ctxbudget.ledger.vocabulary import EVENT_TYPES
 
 __all__ = [
     "MAX_EVENT_BYTES",
+    "MAX_JSON_INTEGER",
+    "MAX_NESTING",
     "MAX_SESSION_ID_LENGTH",
     "NewEvent",
     "check_session_id",
@@ -36,29 +40,8 @@ MAX_SAFE_INTEGER: Final = 2**53 - 1
 
 _EVENT_KEYS: Final = frozenset({"type", "data", "surface_op", "source_seqs"})
 
-# Fields the known event types must carry, so a reader never trips over a missing turn.
-_INT, _STR, _LIST, _OBJECT = "an integer", "a string", "a list", "an object"
-_REQUIRED_FIELDS: Final[Mapping[str, tuple[tuple[str, str], ...]]] = {
-    "user/message": (("content", _LIST),),
-    "context/message": (("content", _LIST),),
-    "steering/message": (("content", _LIST),),
-    "assistant/message": (("turn", _INT), ("step", _INT), ("content", _LIST)),
-    "tool/result": (("call_id", _STR), ("content", _LIST)),
-    "assistant/chunk": (("turn", _INT), ("step", _INT), ("chunk", _OBJECT)),
-    "tool/call": (("call_id", _STR), ("name", _STR)),
-    "request/header": (("header", _OBJECT),),
-    "step/start": (("turn", _INT), ("step", _INT)),
-    "step/end": (("turn", _INT), ("step", _INT)),
-    "turn/start": (("turn", _INT),),
-    "turn/end": (("turn", _INT),),
-}
-_USAGE_FIELDS: Final = (
-    "input_tokens",
-    "output_tokens",
-    "cache_read_tokens",
-    "cache_write_tokens",
-    "reasoning_tokens",
-)
+MAX_JSON_INTEGER: Final = 2**63 - 1
+"""Integers in ``data`` must fit in 64 bits (PostgreSQL's bigint, most JSON readers)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,21 +65,32 @@ def check_session_id(session_id: object) -> str:
         raise InvalidSessionIdError(
             f"a session id must be 1 to {MAX_SESSION_ID_LENGTH} characters, not {len(session_id)}"
         )
-    for ch in session_id:
-        # Control characters (NUL above all) and lone surrogates cannot be stored in
-        # PostgreSQL text or encoded as UTF-8; reject them everywhere for one rule.
-        if unicodedata.category(ch) in ("Cc", "Cs"):
-            raise InvalidSessionIdError(
-                f"session id {session_id!r} contains the character U+{ord(ch):04X}, "
-                "which cannot be stored; use printable characters only"
-            )
+    bad = _unstorable_char(session_id)
+    if bad is not None:
+        raise InvalidSessionIdError(
+            f"session id {session_id!r} contains the character U+{ord(bad):04X}, "
+            "which cannot be stored; use printable characters only"
+        )
     return session_id
+
+
+def _unstorable_char(text: str) -> str | None:
+    # Control characters (NUL above all) and lone surrogates cannot be stored in
+    # PostgreSQL text or encoded as UTF-8; reject them everywhere for one rule.
+    if text.isascii() and text.isprintable():
+        return None  # the usual case, without a per-character lookup
+    for ch in text:
+        if unicodedata.category(ch) in ("Cc", "Cs"):
+            return ch
+    return None
 
 
 def parse_event(raw: object, max_bytes: int = MAX_EVENT_BYTES) -> NewEvent:
     """Check the shape of one event to append; ``InvalidEventError`` says what is wrong."""
     if not isinstance(raw, Mapping):
-        raise InvalidEventError(f"an event must be a JSON object, not {type(raw).__name__}")
+        raise InvalidEventError(
+            f"an event must be a JSON object, not {type(raw).__name__}", "event-shape"
+        )
     unknown = sorted(str(k) for k in raw if k not in _EVENT_KEYS)
     if unknown:
         raise InvalidEventError(
@@ -105,12 +99,24 @@ def parse_event(raw: object, max_bytes: int = MAX_EVENT_BYTES) -> NewEvent:
         )
     kind = raw.get("type")
     if not isinstance(kind, str) or not kind or len(kind) > 128:
-        raise InvalidEventError(f"event type must be a non-empty string, not {kind!r}")
+        raise InvalidEventError(
+            f"event type must be a non-empty string of at most 128 characters, not {kind!r}",
+            "event-type",
+        )
+    bad = _unstorable_char(kind)
+    if bad is not None:
+        raise InvalidEventError(
+            f"event type {kind!r} contains the character U+{ord(bad):04X}, which cannot be "
+            "stored; use printable characters only",
+            "event-type",
+        )
     data = raw.get("data", {})
     if not isinstance(data, Mapping):
-        raise InvalidEventError(f"{kind} event data must be a JSON object")
+        raise InvalidEventError(f"{kind} event data must be a JSON object", "data-shape")
     _check_json(data, f"{kind} data", 0)
-    _check_fields(kind, data)
+    known = EVENT_TYPES.get(kind)
+    if known is not None:
+        check_fields(known.fields, data, f"{kind} data")
     data_json = _dump(data, kind)
     surface_op = _parse_surface_op(raw.get("surface_op"), kind)
     source_seqs = _parse_source_seqs(raw.get("source_seqs"), kind)
@@ -127,24 +133,39 @@ def _dump(data: Mapping[str, Any], kind: str) -> str:
     except UnicodeEncodeError as exc:
         raise InvalidEventError(
             f"{kind} data contains a lone surrogate (U+{ord(exc.object[exc.start]):04X}), "
-            "which cannot be stored as UTF-8; decode the source text properly"
+            "which cannot be stored as UTF-8; decode the source text properly",
+            "json-value",
         ) from None
     return text
 
 
+def _check_scalar(value: Any, where: str) -> None:
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int) and not -MAX_JSON_INTEGER - 1 <= value <= MAX_JSON_INTEGER:
+        raise InvalidEventError(
+            f"{where} holds an integer outside the 64-bit range, which not every store "
+            "and JSON reader keeps exactly; send it as a string",
+            "json-value",
+        )
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        raise InvalidEventError(f"{where} holds {value}, which JSON cannot represent", "json-value")
+
+
 def _check_json(value: Any, where: str, depth: int) -> None:
     if depth > MAX_NESTING:
-        raise InvalidEventError(f"{where} is nested deeper than {MAX_NESTING} levels")
-    if value is None or isinstance(value, str | bool | int):
-        return
-    if isinstance(value, float):
-        if value != value or value in (float("inf"), float("-inf")):
-            raise InvalidEventError(f"{where} holds {value}, which JSON cannot represent")
+        raise InvalidEventError(
+            f"{where} is nested deeper than {MAX_NESTING} levels; flatten it or store it as "
+            "a JSON string",
+            "json-depth",
+        )
+    if value is None or isinstance(value, str | bool | int | float):
+        _check_scalar(value, where)
         return
     if isinstance(value, Mapping):
         for key, item in value.items():
             if not isinstance(key, str):
-                raise InvalidEventError(f"{where} has a non-string key {key!r}")
+                raise InvalidEventError(f"{where} has a non-string key {key!r}", "json-value")
             _check_json(item, f"{where}.{key}", depth + 1)
         return
     if isinstance(value, list | tuple):
@@ -153,56 +174,9 @@ def _check_json(value: Any, where: str, depth: int) -> None:
         return
     raise InvalidEventError(
         f"{where} holds a {type(value).__name__}, which is not JSON "
-        "(use objects, arrays, strings, numbers, booleans and null)"
+        "(use objects, arrays, strings, numbers, booleans and null)",
+        "json-value",
     )
-
-
-def _check_fields(kind: str, data: Mapping[str, Any]) -> None:
-    for key, expected in _REQUIRED_FIELDS.get(kind, ()):
-        if not _has_shape(data.get(key), expected):
-            raise InvalidEventError(f"{kind} data field {key!r} must be {expected}")
-    content = data.get("content")
-    if kind in SURFACE_TYPES and isinstance(content, list | tuple):
-        for index, block in enumerate(content):
-            if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
-                raise InvalidEventError(
-                    f"{kind} content[{index}] must be a block object with a string 'type'"
-                )
-    if kind == "assistant/message" and data.get("usage") is not None:
-        _check_usage(data["usage"])
-    if kind == "request/header":
-        config = data["header"].get("config")
-        if not isinstance(config, Mapping) or not all(
-            isinstance(config.get(k), str) for k in ("provider", "model")
-        ):
-            raise InvalidEventError(
-                "request/header data.header.config must be an object with string "
-                "'provider' and 'model'"
-            )
-
-
-def _has_shape(value: Any, expected: str) -> bool:
-    if expected == _INT:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if expected == _STR:
-        return isinstance(value, str)
-    if expected == _LIST:
-        return isinstance(value, list | tuple)
-    return isinstance(value, Mapping)
-
-
-def _check_usage(usage: Any) -> None:
-    if not isinstance(usage, Mapping):
-        raise InvalidEventError("assistant/message usage must be an object")
-    for key in _USAGE_FIELDS:
-        value = usage.get(key)
-        required = key in ("input_tokens", "output_tokens")
-        if value is None and not required:
-            continue
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise InvalidEventError(
-                f"assistant/message usage.{key} must be a non-negative integer, not {value!r}"
-            )
 
 
 def _parse_surface_op(value: Any, kind: str) -> SurfaceOp | None:
@@ -223,7 +197,8 @@ def _parse_surface_op(value: Any, kind: str) -> SurfaceOp | None:
             return ReplaceOp(start, end)
     raise InvalidEventError(
         f"{kind} surface_op must be 'append' or {{'op': 'replace', 'start': seq, 'end': seq}}, "
-        f"not {value!r}"
+        f"not {value!r}",
+        "surface-op",
     )
 
 
@@ -231,12 +206,14 @@ def _parse_source_seqs(value: Any, kind: str) -> tuple[int, ...] | None:
     if value is None:
         return None
     if not isinstance(value, list | tuple) or not all(_is_seq(v) for v in value):
-        raise InvalidEventError(f"{kind} source_seqs must be a list of non-negative integers")
+        raise InvalidEventError(
+            f"{kind} source_seqs must be a list of non-negative integers", "source-seqs"
+        )
     seqs = tuple(value)
     if len(set(seqs)) != len(seqs):
-        raise InvalidEventError(f"{kind} source_seqs {list(seqs)} repeat a seq")
+        raise InvalidEventError(f"{kind} source_seqs {list(seqs)} repeat a seq", "source-seqs")
     return seqs
 
 
 def _is_seq(value: Any) -> bool:
-    return _has_shape(value, _INT) and 0 <= value <= MAX_SAFE_INTEGER
+    return is_integer(value) and 0 <= value <= MAX_SAFE_INTEGER

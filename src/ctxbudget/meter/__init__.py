@@ -6,14 +6,32 @@ the model-visible surface costs.
 """
 
 from ctxbudget.errors import ReplayError
+from ctxbudget.meter.anchor_rule import (
+    DEFAULT_ANCHOR_RULE,
+    MIN_PLAUSIBLE_USAGE_RATIO,
+    SEED_ANCHOR_RULE,
+    AnchorRule,
+    UsageVerdict,
+)
+from ctxbudget.meter.fold_cache import DEFAULT_FOLD_CACHE_BYTES
 from ctxbudget.meter.headers import RequestHeader, canonical_header, headers_equal
+from ctxbudget.meter.history import CallPrediction
+from ctxbudget.meter.log_check import LogCheck, LogProblem, check_session
 from ctxbudget.meter.measurement import Baseline, Measurement, Usage
 from ctxbudget.meter.nodes import Node, NodeVector
 from ctxbudget.meter.token_meter import DEFAULT_CONTEXT_WINDOW, TokenMeter
 
 __all__ = [
+    "DEFAULT_ANCHOR_RULE",
     "DEFAULT_CONTEXT_WINDOW",
+    "DEFAULT_FOLD_CACHE_BYTES",
+    "MIN_PLAUSIBLE_USAGE_RATIO",
+    "SEED_ANCHOR_RULE",
+    "AnchorRule",
     "Baseline",
+    "CallPrediction",
+    "LogCheck",
+    "LogProblem",
     "Measurement",
     "Node",
     "NodeVector",
@@ -21,6 +39,8 @@ __all__ = [
     "RequestHeader",
     "TokenMeter",
     "Usage",
+    "UsageVerdict",
     "canonical_header",
+    "check_session",
     "headers_equal",
 ]

@@ -17,9 +17,17 @@ from ctxbudget.content import Message, message_from_json
 from ctxbudget.errors import ConfigError, ReplayError
 from ctxbudget.kernel import classify
 from ctxbudget.ledger import Event, LedgerReader
-from ctxbudget.meter.fold import FoldError, FoldState, fold_event
+from ctxbudget.meter.anchor_rule import (
+    DEFAULT_ANCHOR_RULE,
+    SEED_ANCHOR_RULE,
+    AnchorRule,
+    UsageVerdict,
+)
+from ctxbudget.meter.fold import FoldError, FoldState, anchor_header, fold_event
+from ctxbudget.meter.fold_cache import DEFAULT_FOLD_CACHE_BYTES, FoldCache
 from ctxbudget.meter.headers import RequestHeader, canonical_header, headers_equal
-from ctxbudget.meter.measurement import NO_BASELINE, Baseline, Measurement
+from ctxbudget.meter.history import CallPrediction, PrefixReader, call_points
+from ctxbudget.meter.measurement import NO_BASELINE, Baseline, Measurement, Usage
 from ctxbudget.tokens import (
     DEFAULT_OVERHEADS,
     SEED_OVERHEADS,
@@ -39,6 +47,7 @@ DEFAULT_CONTEXT_WINDOW: Final = 128_000
 class _Pricing:
     counter: TokenCounter
     overheads: Overheads
+    anchor_rule: AnchorRule
 
     def message(self, message: Message) -> int:
         return price_message(message, self.counter, self.overheads)
@@ -68,6 +77,17 @@ class TokenMeter:
     session's prompts really grew between earlier anchored calls (see
     ``Measurement.delta_scale``). ``None`` turns it on for the default counter and
     off when you pass a counter, so a counter you chose prices exactly as it counts.
+
+    ``anchor_rule``: which usage anchors (``docs/meter.md``, the anchor rule;
+    ``Measurement.usage_verdict`` says what happened). ``None`` takes
+    ``DEFAULT_ANCHOR_RULE`` with the default counter (usage below the meter's estimate
+    is trusted unless implausibly low; each envelope keeps its latest anchor) and
+    ``SEED_ANCHOR_RULE`` when you pass a counter (lower usage is never trusted; one
+    anchor, the latest call's), so the seed's vectors hold exactly.
+
+    ``fold_cache_bytes``: how much the meter keeps of its sessions' folds (an
+    estimate, see ``ctxbudget.meter.fold_cache``); the least recently measured
+    sessions are dropped first and folded again from the ledger when measured.
     """
 
     def __init__(
@@ -78,6 +98,8 @@ class TokenMeter:
         overheads: Overheads | None = None,
         *,
         calibrate: bool | None = None,
+        anchor_rule: AnchorRule | None = None,
+        fold_cache_bytes: int = DEFAULT_FOLD_CACHE_BYTES,
     ) -> None:
         if (
             not isinstance(context_window, int)
@@ -90,12 +112,16 @@ class TokenMeter:
         self._ledger = ledger
         if overheads is None:
             overheads = DEFAULT_OVERHEADS if counter is None else SEED_OVERHEADS
-        self._pricing = _Pricing(counter if counter is not None else central_counter(), overheads)
+        if anchor_rule is None:
+            anchor_rule = DEFAULT_ANCHOR_RULE if counter is None else SEED_ANCHOR_RULE
+        self._pricing = _Pricing(
+            counter if counter is not None else central_counter(), overheads, anchor_rule
+        )
         self._context_window = context_window
         # A counter the caller chose prices exactly as it counts; the default one
         # learns each session's correction from the provider's usage.
         self._calibrate = calibrate if calibrate is not None else counter is None
-        self._folds: dict[str, FoldState] = {}
+        self._folds = FoldCache(fold_cache_bytes)
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
@@ -111,6 +137,29 @@ class TokenMeter:
     def counter(self) -> TokenCounter:
         """The counter that prices messages and headers."""
         return self._pricing.counter
+
+    @property
+    def anchor_rule(self) -> AnchorRule:
+        """Which usage anchors this meter's measurements."""
+        return self._pricing.anchor_rule
+
+    @property
+    def fold_cache_bytes(self) -> int:
+        """The budget, in estimated bytes, for the folds the meter keeps."""
+        return self._folds.max_bytes
+
+    @property
+    def cached_sessions(self) -> int:
+        """How many sessions' folds the meter holds now."""
+        with self._lock:
+            return len(self._folds)
+
+    @property
+    def cached_bytes(self) -> int:
+        """The estimated size of the folds held (at most ``fold_cache_bytes``, except
+        that the session measured last is always kept)."""
+        with self._lock:
+            return self._folds.bytes
 
     def estimate_message(self, message: Message | Mapping[str, Any]) -> int:
         """The estimated tokens of one message (no session state involved)."""
@@ -134,7 +183,9 @@ class TokenMeter:
         else:
             header = canonical_header(request_header)
             header_tokens = self._pricing.header(header)
-        baseline, delta = _baseline(state, header, header_tokens)
+        baseline, delta, verdict = _baseline(
+            state, header, header_tokens, self._pricing.anchor_rule.per_envelope
+        )
         scale = 1.0
         if self._calibrate and baseline.kind == "usage":
             scale = state.growth.scale()
@@ -150,11 +201,44 @@ class TokenMeter:
             capacity=self._context_window,
             pressure=classify(total, self._context_window),
             delta_scale=scale,
+            usage_verdict=verdict,
         )
+
+    def history(self, session_id: str) -> tuple[CallPrediction, ...]:
+        """Every call of the session: the measurement before its request went out
+        (with this meter's counter and rules) beside the usage it reported.
+
+        Replays the log once from seq 0 with a meter of its own, so it neither reads
+        nor changes this meter's folds. ``ReplayError`` as ``measure`` raises it.
+        """
+        events = self._ledger.events(session_id, 0)
+        prefix = PrefixReader(session_id, events)
+        pricing = self._pricing
+        replay = TokenMeter(
+            prefix,
+            pricing.counter,
+            self._context_window,
+            pricing.overheads,
+            calibrate=self._calibrate,
+            anchor_rule=pricing.anchor_rule,
+            fold_cache_bytes=self._folds.max_bytes,
+        )
+        calls = []
+        for sent, message in call_points(events):
+            prefix.limit = sent
+            usage = message.data.get("usage")
+            try:
+                parsed = Usage.from_json(usage) if usage is not None else None
+            except (KeyError, TypeError, ValueError):
+                parsed = None  # the fold reports a malformed usage when it reaches it
+            calls.append(CallPrediction(message.seq, replay.measure(session_id), parsed))
+        prefix.limit = len(events)
+        replay.measure(session_id)  # a log the meter cannot fold raises here too
+        return tuple(calls)
 
     def _sync(self, session_id: str) -> FoldState:
         with self._lock:
-            state = self._folds.get(session_id, FoldState())
+            state = self._folds.get(session_id) or FoldState()
             try:
                 for event in self._ledger.events(session_id, state.consumed):
                     state = fold_event(state, event, self._pricing, self._lookup(session_id))
@@ -162,7 +246,7 @@ class TokenMeter:
                 raise ReplayError(session_id, state.consumed, str(exc)) from None
             finally:
                 # Keep every event that folded; the failing one stays unread.
-                self._folds[session_id] = state
+                self._folds.put(session_id, state)
             return state
 
     def _lookup(self, session_id: str) -> Any:
@@ -174,12 +258,13 @@ class TokenMeter:
 
 
 def _baseline(
-    state: FoldState, header: RequestHeader | None, header_tokens: int
-) -> tuple[Baseline, int]:
-    anchor = state.anchor
-    anchor_header = anchor.header.header if anchor and anchor.header else None
-    if anchor is not None and headers_equal(anchor_header, header):
-        return anchor.baseline, state.surface_tokens - anchor.surface_tokens
+    state: FoldState, header: RequestHeader | None, header_tokens: int, per_envelope: bool
+) -> tuple[Baseline, int, UsageVerdict]:
+    candidates = (state.anchor, *state.other_anchors) if per_envelope else (state.anchor,)
+    for anchor in candidates:
+        if anchor is not None and headers_equal(anchor_header(anchor), header):
+            delta = state.surface_tokens - anchor.surface_tokens
+            return anchor.baseline, delta, anchor.verdict
     if header is None and state.surface_tokens == 0:
-        return NO_BASELINE, 0
-    return Baseline("estimated", header_tokens + state.surface_tokens), 0
+        return NO_BASELINE, 0, "no-usage"
+    return Baseline("estimated", header_tokens + state.surface_tokens), 0, "no-usage"

@@ -1,35 +1,34 @@
 """Public test doubles for ctxbudget's extension points.
 
 Use them in your own tests as you would use httpx's ``MockTransport``.
-``LedgerConformance`` (the suite every ledger store passes) needs pytest and is
-imported on first use.
+``FakeSummarizer`` / ``FakeArchive`` stand in for the one ``Summarizer`` and
+``Archive``; ``FakeItem*`` for the kernel's item-level protocols.
+``LedgerConformance`` and ``AsyncLedgerConformance`` (the suites every ledger store
+passes) need pytest and are imported on first use.
 """
 
 from typing import Any
 
-from ctxbudget.testing.compaction import (
-    AsyncFakeArchive,
-    AsyncFakeSummarizer,
-    FakeArchive,
-    FakeSummarizer,
+from ctxbudget.testing.archives import AsyncFakeArchive, FakeArchive
+from ctxbudget.testing.enforce import RecordingSink
+from ctxbudget.testing.kernel import (
+    AsyncFakeItemArchive,
+    AsyncFakeItemSummarizer,
+    FakeItemArchive,
+    FakeItemSummarizer,
 )
-from ctxbudget.testing.enforce import (
-    AsyncFakeOriginalsArchive,
-    AsyncFakeTurnSummarizer,
-    FakeOriginalsArchive,
-    FakeTurnSummarizer,
-    RecordingSink,
-)
+from ctxbudget.testing.summaries import AsyncFakeSummarizer, FakeSummarizer
 
 __all__ = [
     "AsyncFakeArchive",
-    "AsyncFakeOriginalsArchive",
+    "AsyncFakeItemArchive",
+    "AsyncFakeItemSummarizer",
     "AsyncFakeSummarizer",
-    "AsyncFakeTurnSummarizer",
+    "AsyncLedgerConformance",
     "FakeArchive",
-    "FakeOriginalsArchive",
+    "FakeItemArchive",
+    "FakeItemSummarizer",
     "FakeSummarizer",
-    "FakeTurnSummarizer",
     "LedgerConformance",
     "RecordingSink",
 ]
@@ -41,4 +40,8 @@ def __getattr__(name: str) -> Any:
         from ctxbudget.testing.ledger import LedgerConformance
 
         return LedgerConformance
+    if name == "AsyncLedgerConformance":
+        from ctxbudget.testing.async_ledger import AsyncLedgerConformance
+
+        return AsyncLedgerConformance
     raise AttributeError(f"module 'ctxbudget.testing' has no attribute {name!r}")

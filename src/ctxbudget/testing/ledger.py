@@ -22,14 +22,29 @@ from typing import Any
 import pytest
 
 from ctxbudget.errors import (
+    ConfigError,
     ConflictError,
     EventTooLargeError,
     InvalidEventError,
     InvalidSessionIdError,
 )
 from ctxbudget.ledger import MAX_EVENT_BYTES, Ledger, ReplaceOp
+from ctxbudget.ledger.rules import MAX_NESTING
 
-__all__ = ["LedgerConformance", "LedgerFactory", "assistant", "tool_result", "user"]
+__all__ = [
+    "BRICKS",
+    "LedgerConformance",
+    "LedgerFactory",
+    "assert_measurable",
+    "assistant",
+    "assistant_message",
+    "chunk_event",
+    "header_event",
+    "replace_event",
+    "step_event",
+    "tool_result",
+    "user",
+]
 
 LedgerFactory = Callable[[], Ledger]
 
@@ -43,8 +58,9 @@ def user(text: str) -> dict[str, Any]:
     }
 
 
-def assistant(text: str, turn: int = 1, step: int = 1, **extra: Any) -> dict[str, Any]:
-    """An appendable ``assistant/message`` with one text block."""
+def assistant_message(text: str, turn: int = 1, step: int = 1, **extra: Any) -> dict[str, Any]:
+    """An appendable ``assistant/message`` with one text block; append it inside its step
+    (``step/start`` with the same turn and step before it), or use ``assistant``."""
     data = {
         "turn": turn,
         "step": step,
@@ -52,6 +68,20 @@ def assistant(text: str, turn: int = 1, step: int = 1, **extra: Any) -> dict[str
         "provenance": {"provider": "p", "model": "m"},
     }
     return {"type": "assistant/message", "data": data, "surface_op": "append", **extra}
+
+
+def assistant(text: str, turn: int = 1, step: int = 1, **extra: Any) -> list[dict[str, Any]]:
+    """A batch for ``append_many``: ``step/start``, the ``assistant/message``, ``step/end``.
+
+    The ledger refuses an assistant message outside its step, so a reply always comes
+    with the step it belongs to.
+    """
+    bounds = {"turn": turn, "step": step}
+    return [
+        {"type": "step/start", "data": bounds},
+        assistant_message(text, turn, step, **extra),
+        {"type": "step/end", "data": bounds},
+    ]
 
 
 def tool_result(call_id: str, text: str, **extra: Any) -> dict[str, Any]:
@@ -66,12 +96,121 @@ def tool_result(call_id: str, text: str, **extra: Any) -> dict[str, Any]:
     return {"type": "tool/result", "data": data, "surface_op": "append", **extra}
 
 
-def _replace(event: dict[str, Any], start: int, end: int, sources: list[int]) -> dict[str, Any]:
+def replace_event(
+    event: dict[str, Any], start: int, end: int, sources: list[int]
+) -> dict[str, Any]:
+    """``event`` as a replace of the surface span ``start``..``end``, citing ``sources``."""
     return {
         **event,
         "surface_op": {"op": "replace", "start": start, "end": end},
         "source_seqs": sources,
     }
+
+
+def step_event(edge: str, turn: int, step: int, **extra: Any) -> dict[str, Any]:
+    """An appendable ``step/start`` or ``step/end`` (``edge`` is ``"start"`` or ``"end"``)."""
+    return {"type": f"step/{edge}", "data": {"turn": turn, "step": step, **extra}}
+
+
+def chunk_event(chunk: dict[str, Any], turn: int = 1, step: int = 1) -> dict[str, Any]:
+    """An appendable ``assistant/chunk``."""
+    return {"type": "assistant/chunk", "data": {"turn": turn, "step": step, "chunk": chunk}}
+
+
+def header_event(**header: Any) -> dict[str, Any]:
+    """An appendable ``request/header``; ``config`` defaults to provider p, model m."""
+    header.setdefault("config", {"provider": "p", "model": "m"})
+    return {"type": "request/header", "data": {"header": header}}
+
+
+def _with_usage(usage: Any, sources: list[int] | None = None) -> dict[str, Any]:
+    message = assistant_message("x")
+    if sources is not None:
+        message["source_seqs"] = sources
+    return {**message, "data": {**message["data"], "usage": usage}}
+
+
+_OPEN = [user("go"), step_event("start", 1, 1)]
+_USAGE = {"input_tokens": 5, "output_tokens": 1}
+
+BRICKS: list[tuple[str, list[Any], Any, str]] = [
+    ("step restarted after a crash", _OPEN, step_event("start", 1, 1), "step-open"),
+    ("assistant without its step", [user("go")], assistant_message("x"), "assistant-step"),
+    ("assistant of another step", _OPEN, assistant_message("x", 1, 2), "assistant-step"),
+    ("step/end of another step", _OPEN, step_event("end", 1, 2), "step-end"),
+    ("step/end with no open step", [user("go")], step_event("end", 1, 1), "step-end"),
+    (
+        "text block with a number",
+        [],
+        {"type": "user/message", "data": {"content": [{"type": "text", "text": 5}]}},
+        "block-shape",
+    ),
+    (
+        "tool-result block with bad content",
+        [],
+        {
+            "type": "user/message",
+            "data": {"content": [{"type": "tool-result", "tool_call_id": "c", "content": 5}]},
+        },
+        "block-shape",
+    ),
+    (
+        "header stop is a number",
+        [],
+        header_event(config={"provider": "p", "model": "m", "stop": 5}),
+        "field-type",
+    ),
+    (
+        "header stop lists numbers",
+        [],
+        header_event(config={"provider": "p", "model": "m", "stop": [5]}),
+        "header-shape",
+    ),
+    ("header prefix of strings", [], header_event(message_prefix=["hi"]), "header-shape"),
+    (
+        "header prefix content is an object",
+        [],
+        header_event(message_prefix=[{"role": "user", "content": {"a": 1}}]),
+        "field-type",
+    ),
+    ("header tools of strings", [], header_event(tools=["read"]), "header-shape"),
+    (
+        "usage with a string count",
+        _OPEN,
+        _with_usage({"input_tokens": "5", "output_tokens": 1}),
+        "field-type",
+    ),
+    ("usage without output", _OPEN, _with_usage({"input_tokens": 5}), "field-missing"),
+    ("usage citing a user message", _OPEN, _with_usage(_USAGE, [0]), "assistant-sources"),
+    (
+        "chunk index out of order",
+        [*_OPEN, chunk_event({"type": "text-delta", "index": 1, "text": "b"})],
+        chunk_event({"type": "text-delta", "index": 0, "text": "a"}),
+        "chunk-order",
+    ),
+    (
+        "chunk index an object",
+        _OPEN,
+        chunk_event({"type": "text-delta", "index": {"a": 1}}),
+        "field-type",
+    ),
+    (
+        "chunk block-end with a bad block",
+        _OPEN,
+        chunk_event({"type": "block-end", "index": 0, "block": {"type": "text", "text": 5}}),
+        "block-shape",
+    ),
+]
+"""Logs that once bricked a session: (name, events before, the bad event, the rule)."""
+
+
+def assert_measurable(ledger: Ledger, session_id: str) -> None:
+    """``TokenMeter.measure`` succeeds on the session and equals a fresh replay."""
+    from ctxbudget.meter import TokenMeter
+    from ctxbudget.tokens import Chars4Counter
+
+    measured = TokenMeter(ledger, Chars4Counter()).measure(session_id)
+    assert measured.log_revision == ledger.revision(session_id)
 
 
 class LedgerConformance:
@@ -122,8 +261,8 @@ class LedgerConformance:
             "big": 2**60,
         }
         ledger.append("s", {"type": "custom/thing", "data": data})
-        ledger.append("s", assistant("hi", source_seqs=[0]))
-        first, second = ledger.events("s")
+        ledger.append_many("s", assistant("hi", source_seqs=[0]))
+        first, second = ledger.events("s")[0], ledger.events("s")[2]
         assert first.type == "custom/thing"
         assert first.to_new() == {"type": "custom/thing", "data": data}
         assert list(first.data) == ["z", "a", "nested", "big"]
@@ -187,9 +326,9 @@ class LedgerConformance:
         first, second = open_ledger(), open_ledger()
         second.append("s", user("zero"))
         first.append_many("s", [user("one"), user("two")])
-        second.append("s", _replace(user("sum"), 1, 2, [1, 2]))
+        second.append("s", replace_event(user("sum"), 1, 2, [1, 2]))
         with pytest.raises(InvalidEventError):
-            first.append("s", _replace(user("again"), 1, 2, [1, 2]))
+            first.append("s", replace_event(user("again"), 1, 2, [1, 2]))
         assert first.revision("s") == 4
 
     @pytest.mark.parametrize("expected", [-1, "0", 1.0, True])
@@ -218,11 +357,11 @@ class LedgerConformance:
     def test_replace_names_a_positional_span(self, ledger: Ledger) -> None:
         """A replace covers the span between two current seqs, then sits in its place."""
         ledger.append_many("s", [user("a"), user("b"), user("c"), user("d")])
-        assert ledger.append("s", _replace(user("bc"), 1, 2, [1, 2])) == 4
+        assert ledger.append("s", replace_event(user("bc"), 1, 2, [1, 2])) == 4
         # 4 now sits at position 1, so 0..4 is a valid span while 4..0 is reversed.
-        assert ledger.append("s", _replace(user("head"), 0, 4, [0, 4, 1, 2])) == 5
+        assert ledger.append("s", replace_event(user("head"), 0, 4, [0, 4, 1, 2])) == 5
         with pytest.raises(InvalidEventError, match="reversed"):
-            ledger.append("s", _replace(user("x"), 3, 5, [3, 5]))
+            ledger.append("s", replace_event(user("x"), 3, 5, [3, 5]))
         assert ledger.events("s")[5].surface_op == ReplaceOp(0, 4)
 
     @pytest.mark.parametrize(
@@ -235,9 +374,9 @@ class LedgerConformance:
             ({**user("x"), "source_seqs": [0, 0]}, "repeat"),
             ({**user("x"), "source_seqs": []}, "empty only on assistant"),
             ({**user("x"), "source_seqs": [-1]}, "non-negative"),
-            (_replace(user("x"), 0, 9, [0]), "not on the current surface"),
-            (_replace(user("x"), 1, 0, [0, 1]), "reversed"),
-            (_replace(user("x"), 0, 1, [0]), "do not list"),
+            (replace_event(user("x"), 0, 9, [0]), "not on the current surface"),
+            (replace_event(user("x"), 1, 0, [0, 1]), "reversed"),
+            (replace_event(user("x"), 0, 1, [0]), "do not list"),
             ({**user("x"), "surface_op": "prepend"}, "surface_op must be"),
             ({**user("x"), "seq": 3}, "unknown keys"),
             ({"type": "", "data": {}}, "type must be"),
@@ -246,16 +385,16 @@ class LedgerConformance:
             ({"type": "x", "data": {"v": math.nan}}, "JSON cannot represent"),
             ({"type": "x", "data": {1: "v"}}, "non-string key"),
             ({"type": "x", "data": {"v": "\ud800"}}, "lone surrogate"),
-            ({"type": "step/start", "data": {"turn": "1", "step": 1}}, "'turn' must be"),
+            ({"type": "step/start", "data": {"turn": "1", "step": 1}}, "data.turn must be integer"),
             (
                 {"type": "user/message", "data": {"content": ["hi"]}, "surface_op": "append"},
                 "block object",
             ),
             (
                 {
-                    **assistant("x"),
+                    **assistant_message("x"),
                     "data": {
-                        **assistant("x")["data"],
+                        **assistant_message("x")["data"],
                         "usage": {"input_tokens": -1, "output_tokens": 0},
                     },
                 },
@@ -273,7 +412,7 @@ class LedgerConformance:
 
     def test_a_bad_event_spoils_its_whole_batch(self, ledger: Ledger) -> None:
         """A batch is stored completely or not at all."""
-        batch = [user("fine"), _replace(user("bad"), 0, 7, [0, 7]), user("also fine")]
+        batch = [user("fine"), replace_event(user("bad"), 0, 7, [0, 7]), user("also fine")]
         with pytest.raises(InvalidEventError):
             ledger.append_many("s", batch)
         assert ledger.revision("s") == 0
@@ -282,17 +421,17 @@ class LedgerConformance:
     def test_tool_result_replacement_changes_only_content(self, ledger: Ledger) -> None:
         """A tool/result replace shadows exactly one tool/result and keeps its other fields."""
         ledger.append_many("s", [user("go"), tool_result("c1", "long output"), user("next")])
-        pruned = _replace(tool_result("c1", "short"), 1, 1, [1])
+        pruned = replace_event(tool_result("c1", "short"), 1, 1, [1])
         assert ledger.append("s", pruned) == 3
         with pytest.raises(InvalidEventError, match="only content"):
-            ledger.append("s", _replace(tool_result("c2", "x"), 3, 3, [3]))
+            ledger.append("s", replace_event(tool_result("c2", "x"), 3, 3, [3]))
         with pytest.raises(InvalidEventError, match="exactly one tool/result"):
-            ledger.append("s", _replace(tool_result("c1", "x"), 0, 3, [0, 3]))
+            ledger.append("s", replace_event(tool_result("c1", "x"), 0, 3, [0, 3]))
         assert ledger.revision("s") == 4
 
     def test_a_batch_may_replace_what_it_appended(self, ledger: Ledger) -> None:
         """Rules apply event by event inside a batch."""
-        batch = [tool_result("c", "big"), _replace(tool_result("c", "small"), 0, 0, [0])]
+        batch = [tool_result("c", "big"), replace_event(tool_result("c", "small"), 0, 0, [0])]
         assert ledger.append_many("s", batch) == [0, 1]
 
     # -- what cannot be stored -------------------------------------------------------------
@@ -324,7 +463,129 @@ class LedgerConformance:
     def test_another_handle_sees_committed_events(self, open_ledger: LedgerFactory) -> None:
         """What one handle committed, a handle opened later reads back."""
         writer = open_ledger()
-        writer.append_many("s", [user("a"), assistant("b")])
+        writer.append_many("s", [user("a"), *assistant("b")])
         reader = open_ledger()
-        assert [e.type for e in reader.events("s")] == ["user/message", "assistant/message"]
+        assert [e.type for e in reader.events("s")] == [
+            "user/message",
+            "step/start",
+            "assistant/message",
+            "step/end",
+        ]
         assert reader.sessions() == ["s"]
+
+    # -- what the ledger accepts, the meter can replay ----------------------------------------
+
+    @pytest.mark.parametrize(("name", "prefix", "bad", "rule"), BRICKS, ids=[b[0] for b in BRICKS])
+    def test_events_the_meter_cannot_fold_are_refused(
+        self, ledger: Ledger, name: str, prefix: list[Any], bad: Any, rule: str
+    ) -> None:
+        """Each log that would make the session unmeasurable is refused at append, naming
+        the rule; nothing of it is stored and the session still measures."""
+        ledger.append_many("s", prefix)
+        with pytest.raises(InvalidEventError) as caught:
+            ledger.append_many("s", [user("fine"), bad])
+        assert caught.value.rule == rule, str(caught.value)
+        assert ledger.revision("s") == len(prefix)
+        assert_measurable(ledger, "s")
+
+    def test_a_long_stream_is_cited_whole(self, ledger: Ledger) -> None:
+        """An assistant/message citing thousands of chunks, and a replace hiding thousands of
+        seqs, are checked and stored (no store limit on how many seqs one event names)."""
+        chunks = [chunk_event({"type": "text-delta", "index": 0, "text": "t"})] * 2_000
+        ledger.append_many("s", [step_event("start", 1, 1), *chunks])
+        reply = _with_usage(_USAGE, list(range(1, 2_001)))
+        ledger.append_many("s", [reply, step_event("end", 1, 1)])
+        ledger.append_many("s", [user(str(n)) for n in range(1_500)])
+        hidden = list(range(2_003, 3_503))
+        assert ledger.append("s", replace_event(user("sum"), 2_003, 3_502, hidden)) == 3_503
+        assert_measurable(ledger, "s")
+
+    def test_a_crashed_step_is_closed_with_an_aborted_step_end(self, ledger: Ledger) -> None:
+        """step/end with aborted: true closes the open step; with none open it is a no-op."""
+        ledger.append_many("s", [user("go"), step_event("start", 1, 1)])
+        # The agent crashed mid-step and restarts: it does not know whether the step closed.
+        ledger.append("s", step_event("end", 1, 1, aborted=True))
+        ledger.append("s", step_event("end", 1, 1, aborted=True))
+        ledger.append_many("s", assistant("retry"))
+        assert_measurable(ledger, "s")
+        assert ledger.revision("s") == 7
+
+    # -- the stores agree on edge cases ---------------------------------------------------------
+
+    @pytest.mark.parametrize("kind", ["a\x00b", "bad\ud800", "tab\there", ""])
+    def test_unstorable_event_types_are_refused(self, ledger: Ledger, kind: str) -> None:
+        """NUL, control characters and lone surrogates in type: refused on every store."""
+        with pytest.raises(InvalidEventError) as caught:
+            ledger.append("s", {"type": kind, "data": {}})
+        assert caught.value.rule == "event-type"
+        assert ledger.sessions() == []
+
+    def test_nul_and_odd_text_in_data_round_trip(self, ledger: Ledger) -> None:
+        """NUL and other control characters inside data strings come back as sent."""
+        data = {"nul": "a\x00b", "ctl": "\x01\x1f\x7f", "key\x00": 1, "max": 2**63 - 1}
+        ledger.append("s", {"type": "x", "data": data})
+        assert ledger.events("s")[0].to_new()["data"] == data
+
+    @pytest.mark.parametrize(
+        ("data", "rule"),
+        [
+            ({"v": "\udfff"}, "json-value"),
+            ({"\ud800": 1}, "json-value"),
+            ({"v": 2**63}, "json-value"),
+            ({"v": -(2**63) - 1}, "json-value"),
+            ({"v": 10**5000}, "json-value"),
+        ],
+    )
+    def test_unstorable_data_is_refused(self, ledger: Ledger, data: Any, rule: str) -> None:
+        """Lone surrogates and integers beyond 64 bits: the same typed error everywhere."""
+        with pytest.raises(InvalidEventError) as caught:
+            ledger.append("s", {"type": "x", "data": data})
+        assert caught.value.rule == rule
+        assert ledger.sessions() == []
+
+    @pytest.mark.parametrize("depth", [MAX_NESTING + 1, 100_000])
+    def test_nesting_beyond_the_limit_is_refused(self, ledger: Ledger, depth: int) -> None:
+        """Data nested deeper than MAX_NESTING is a typed error, never RecursionError."""
+        deep: dict[str, Any] = {}
+        inner = deep
+        for _ in range(depth):
+            inner["a"] = {}
+            inner = inner["a"]
+        with pytest.raises(InvalidEventError) as caught:
+            ledger.append("s", {"type": "x", "data": deep})
+        assert caught.value.rule == "json-depth"
+
+    def test_nesting_at_the_limit_round_trips(self, ledger: Ledger) -> None:
+        """MAX_NESTING levels are stored and read back."""
+        deep: dict[str, Any] = {}
+        inner = deep
+        for _ in range(MAX_NESTING):
+            inner["a"] = {}
+            inner = inner["a"]
+        ledger.append("s", {"type": "x", "data": deep})
+        assert ledger.events("s")[0].to_new()["data"] == deep
+
+    @pytest.mark.parametrize(
+        ("start", "stop", "seqs"),
+        [
+            (0, -1, []),
+            (-5, None, [0, 1, 2]),
+            (-5, 2, [0, 1]),
+            (2**63, None, []),
+            (2**70, 2**80, []),
+            (1, 2**64, [1, 2]),
+            (2, 1, []),
+        ],
+    )
+    def test_read_bounds_are_seqs_on_every_store(
+        self, ledger: Ledger, start: int, stop: int | None, seqs: list[int]
+    ) -> None:
+        """Out-of-range start/stop are clamped the same way everywhere (no slice semantics)."""
+        ledger.append_many("s", [user("a"), user("b"), user("c")])
+        assert [e.seq for e in ledger.events("s", start, stop)] == seqs
+
+    @pytest.mark.parametrize(("start", "stop"), [("0", None), (0, 1.5), (True, None)])
+    def test_read_bounds_must_be_integers(self, ledger: Ledger, start: Any, stop: Any) -> None:
+        """A bound that is not an integer is a ConfigError on every store."""
+        with pytest.raises(ConfigError):
+            ledger.events("s", start, stop)

@@ -12,7 +12,13 @@ from ctxbudget.tokens.calibrated import (
     save_profile,
 )
 from ctxbudget.tokens.defaults import central_counter, default_counter
-from ctxbudget.tokens.exact import HFTokenizerCounter, TiktokenCounter, tiktoken_loads_offline
+from ctxbudget.tokens.exact import (
+    BpeOpenAICounter,
+    HFTokenizerCounter,
+    TiktokenCounter,
+    TokieCounter,
+    tiktoken_loads_offline,
+)
 from ctxbudget.tokens.features import FEATURE_NAMES, text_features
 from ctxbudget.tokens.fitting import fit_profile
 from ctxbudget.tokens.heuristics import Chars4Counter, CJKCounter
@@ -31,7 +37,16 @@ from ctxbudget.tokens.pricing import (
     price_message,
     price_tools,
 )
-from ctxbudget.tokens.registry import SPEC_FORMS, get_counter, model_counter
+from ctxbudget.tokens.registry import (
+    MODEL_FAMILIES,
+    SPEC_FORMS,
+    ModelFamily,
+    get_counter,
+    model_counter,
+    model_counter_spec,
+    model_family,
+)
+from ctxbudget.tokens.vocabularies import VOCABULARIES, exact_available, exact_counter
 
 __all__ = [
     "BLOCK_OVERHEAD",
@@ -41,29 +56,38 @@ __all__ = [
     "FEATURE_NAMES",
     "IMAGE_TOKENS",
     "MESSAGE_OVERHEAD",
+    "MODEL_FAMILIES",
     "PROFILE_NAMES",
     "SEED_OVERHEADS",
     "SPEC_FORMS",
+    "VOCABULARIES",
+    "BpeOpenAICounter",
     "CJKCounter",
     "CachingCounter",
     "CalibratedCounter",
     "Chars4Counter",
     "HFTokenizerCounter",
     "MissingExtraError",
+    "ModelFamily",
     "Overheads",
     "Profile",
     "ProfileError",
     "TiktokenCounter",
     "TokenCounter",
+    "TokieCounter",
     "UnknownCounterError",
     "builtin_profile",
     "central_counter",
     "default_counter",
+    "exact_available",
+    "exact_counter",
     "fit_profile",
     "get_counter",
     "json_text",
     "load_profile",
     "model_counter",
+    "model_counter_spec",
+    "model_family",
     "price_block",
     "price_content",
     "price_message",

@@ -1,0 +1,189 @@
+"""``ctxbudget context``: a request's tokens by segment, as Claude Code's ``/context`` shows them.
+
+The numbers come from the library (``parse_request``, ``meter_request``,
+``input_cap``, ``ctxbudget.models``); this module only gathers them into a
+``Breakdown`` and hands it to the renderer or to JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import click
+from rich.console import Console
+
+from ctxbudget.cli.inputs import read_json
+from ctxbudget.cli.options import (
+    counter_option,
+    format_option,
+    model_option,
+    resolve_counter,
+    resolve_format,
+    resolve_model,
+)
+from ctxbudget.cli.render import context_view
+from ctxbudget.errors import FormatError
+from ctxbudget.formats import Request, input_cap, meter_request, output_reserve, parse_request
+from ctxbudget.kernel import Pressure, Report
+from ctxbudget.models import ModelInfo, PriceTier, input_cost, near_price_boundary, price_tier
+from ctxbudget.tokens import TokenCounter
+
+__all__ = ["Breakdown", "Price", "breakdown_of", "context", "context_alias", "load_request"]
+
+
+@dataclass(frozen=True, slots=True)
+class Price:
+    """The input price of a request at its model's tier, and the next price cliff if near."""
+
+    model: str
+    usd: Decimal
+    tier: PriceTier
+    next_tier: PriceTier | None
+
+    def to_json(self) -> dict[str, Any]:
+        """As JSON (US dollars as strings, so no digit is lost)."""
+        return {
+            "model": self.model,
+            "input_usd": str(self.usd),
+            "tier_above_tokens": self.tier.above_tokens,
+            "input_usd_per_mtok": str(self.tier.input_usd_per_mtok),
+            "near_tier_above_tokens": self.next_tier.above_tokens if self.next_tier else None,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Breakdown:
+    """What ``context`` shows: the meter's report of one request and what it is held against.
+
+    ``window`` <= 0: unknown, so there is no cap, no free space and the pressure is
+    critical (the kernel's rule: unknown must not read as "fits").
+    """
+
+    source: str
+    format: str
+    counter: str
+    window: int
+    output_reserve: int
+    report: Report
+    price: Price | None = None
+
+    @property
+    def input_tokens(self) -> int:
+        """The estimated input of the request."""
+        return self.report.input
+
+    @property
+    def cap(self) -> int:
+        """The input cap: the window minus the output reserve (0: unknown)."""
+        return self.report.cap
+
+    @property
+    def free_tokens(self) -> int:
+        """Room left under the cap (0 when over it or when the cap is unknown)."""
+        return max(0, self.cap - self.input_tokens) if self.cap > 0 else 0
+
+    @property
+    def pressure(self) -> Pressure:
+        """The pressure level of the input against the cap."""
+        return self.report.pressure()
+
+    def to_json(self) -> dict[str, Any]:
+        """The breakdown as JSON (what ``--json`` prints)."""
+        return {
+            "source": self.source,
+            "format": self.format,
+            "counter": self.counter,
+            "window": self.window or None,
+            "output_reserve": self.output_reserve,
+            "input_cap": self.cap or None,
+            "input_tokens": self.input_tokens,
+            "free_tokens": self.free_tokens if self.cap > 0 else None,
+            "pressure": str(self.pressure),
+            "segments": [
+                {"segment": usage.segment, "tokens": usage.tokens}
+                for usage in self.report.segments
+                if usage.tokens
+            ],
+            "price": self.price.to_json() if self.price else None,
+        }
+
+
+def _price(model: ModelInfo | None, tokens: int) -> Price | None:
+    if model is None:
+        return None
+    usd, tier = input_cost(model, tokens), price_tier(model, tokens)
+    if usd is None or tier is None:
+        return None
+    return Price(model.name, usd, tier, near_price_boundary(model, tokens))
+
+
+def breakdown_of(
+    request: Request,
+    counter: TokenCounter,
+    window: int,
+    source: str,
+    model: ModelInfo | None = None,
+) -> Breakdown:
+    """Meter ``request`` and hold it against ``window`` minus its output reserve.
+
+    The reserve is the body's own output limit, else the model's maximum output
+    (``formats.input_cap``); the window is honoured either way.
+    """
+    default_output = (model.max_output_tokens or 0) if model else 0
+    cap = input_cap(request, window, default_output=default_output)
+    reserve = window - cap if window > 0 else output_reserve(request)
+    report = meter_request(request, counter).snapshot(cap)
+    price = _price(model, report.input)
+    return Breakdown(source, request.format, counter.name, window, reserve, report, price)
+
+
+def load_request(path: str, format_value: str) -> Request:
+    """The request body at ``path`` (``-``: standard input), parsed (detected with auto)."""
+    body = read_json(path)
+    if not isinstance(body, Mapping):
+        raise FormatError(f"{path!r} holds a JSON {type(body).__name__}, not a request object")
+    return parse_request(body, resolve_format(body, format_value))
+
+
+@click.command()
+@click.argument("request_path", metavar="REQUEST.json")
+@format_option
+@model_option
+@click.option("--window", type=click.IntRange(min=1), default=None, help="Context window, tokens.")
+@counter_option
+@click.option("--json", "as_json", is_flag=True, help="Print the breakdown as JSON.")
+def context(
+    request_path: str,
+    format_value: str,
+    model_name: str | None,
+    window: int | None,
+    counter_spec: str | None,
+    as_json: bool,
+) -> None:
+    """Show a request's tokens by segment, free space, output reserve, pressure and price."""
+    if model_name and window:
+        raise click.UsageError("give --model NAME or --window N, not both")
+    request = load_request(request_path, format_value)
+    model = resolve_model(model_name)
+    if model is not None and model.context_window is None:
+        click.echo(f"note: the window of {model.name} is not known; give --window N", err=True)
+    size = window or (model.context_window or 0 if model else 0)
+    counter = resolve_counter(counter_spec, model)
+    breakdown = breakdown_of(request, counter, size, request_path, model)
+    if as_json:
+        click.echo(json.dumps(breakdown.to_json(), ensure_ascii=False, indent=2))
+    else:
+        Console().print(context_view(breakdown))
+
+
+context_alias = click.Command(
+    "meter",
+    callback=context.callback,
+    params=context.params,
+    help="Alias of `context` (its former name).",
+    hidden=True,
+)

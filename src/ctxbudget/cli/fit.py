@@ -1,0 +1,190 @@
+"""``ctxbudget fit``: hold a request to its budget, write the body to send, say what was done.
+
+Enforcement is the library's (``ctxbudget.enforce``); this command reads the
+body and the budget, wraps the archive to list what it stored, and writes the
+result. A refusal is raised as ``BudgetExceeded`` and exits 3 (``app``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import click
+
+from ctxbudget.archives import FileArchive, Original
+from ctxbudget.cli.inputs import read_json, write_text
+from ctxbudget.cli.options import (
+    counter_option,
+    format_option,
+    model_option,
+    resolve_counter,
+    resolve_format,
+    resolve_model,
+)
+from ctxbudget.enforce import (
+    BUDGET_EXCEEDED,
+    STAGE_APPLIED,
+    BudgetConfig,
+    BudgetEvent,
+    Enforced,
+    enforce_budget,
+    load_budget_config,
+)
+from ctxbudget.errors import ConfigError, FormatError, InputUnreadableError
+from ctxbudget.models import next_price_tier
+
+__all__ = ["fit", "fit_alias"]
+
+
+class _StderrSink:
+    """Notes (a bad config key, the cache guard) go to standard error at once; the stages
+    that ran are kept for the report, so a refusal is one line: the error itself."""
+
+    def __init__(self) -> None:
+        self.stages: list[BudgetEvent] = []
+
+    def emit(self, event: BudgetEvent) -> None:
+        if event.name == STAGE_APPLIED:
+            self.stages.append(event)
+        elif event.name != BUDGET_EXCEEDED:
+            click.echo(f"note: {event.name}: {event.message}", err=True)
+
+
+@dataclass
+class _ListingArchive:
+    """The archive enforcement writes to, listing each original it stored."""
+
+    inner: FileArchive
+    stored: list[tuple[str, Original]] = field(default_factory=list)
+
+    def store(self, original: Original) -> str:
+        """Store with the inner archive and remember what was stored."""
+        locator = self.inner.store(original)
+        self.stored.append((locator, original))
+        return locator
+
+    def retrieve(self, locator: str) -> Original:
+        """The inner archive's original."""
+        return self.inner.retrieve(locator)
+
+
+def _archive(directory: str | None) -> _ListingArchive | None:
+    if directory is None:
+        return None
+    path = Path(directory)
+    if path.exists() and not path.is_dir():
+        raise ConfigError(
+            f"--archive {directory!r} is a file, not a directory; give a directory "
+            "(it is created if missing)"
+        )
+    return _ListingArchive(FileArchive(path))
+
+
+def _config(config_path: str | None, max_input: int | None, sink: _StderrSink) -> BudgetConfig:
+    if config_path is None and max_input is None:
+        raise click.UsageError("give the budget: --config agent.toml or --max-input N")
+    config = BudgetConfig()
+    if config_path is not None:
+        if not Path(config_path).is_file():
+            raise InputUnreadableError(f"--config {config_path!r} is not a readable file")
+        config = load_budget_config(config_path, sink=sink)
+    if max_input is not None:
+        config = replace(config, max_input_tokens=max_input)
+    if config.max_input_tokens <= 0:
+        raise ConfigError(
+            f"{config_path!r} sets no usable [budget] max_input_tokens (see the note above), "
+            "so there is nothing to fit to; fix the file or give --max-input N"
+        )
+    return config
+
+
+def _report(
+    result: Enforced, config: BudgetConfig, sink: _StderrSink, archive: _ListingArchive | None
+) -> None:
+    stages = ", ".join(result.info.stages) or "none (it already fits)"
+    click.echo(
+        f"fitted: {result.estimate_before:,} -> {result.estimate_after:,} tokens "
+        f"(budget {config.max_input_tokens:,}); stages run: {stages}",
+        err=True,
+    )
+    for event in sink.stages:
+        click.echo(f"  {event.message}", err=True)
+    if archive is None:
+        return
+    for locator, original in archive.stored:
+        what = f"{original.kind} of {original.tool_name}" if original.tool_name else original.kind
+        click.echo(f"archived: {what} -> {locator}", err=True)
+    if archive.stored:
+        click.echo(
+            f"show an original with: ctxbudget archive LOCATOR --dir {archive.inner.path}",
+            err=True,
+        )
+
+
+@click.command()
+@click.argument("request_path", metavar="REQUEST.json")
+@click.option("--config", "config_path", default=None, help="Agent TOML file with [budget].")
+@click.option(
+    "--max-input",
+    "--budget",
+    "max_input",
+    type=click.IntRange(min=1),
+    default=None,
+    help="The input budget in tokens (wins over --config's max_input_tokens).",
+)
+@click.option("-o", "--output", default="-", show_default=True, help="Where to write the body.")
+@click.option("--archive", "archive_dir", default=None, help="Keep stubbed originals in DIR.")
+@click.option("--cost-pressure", is_flag=True, help="Trim harder (the seed's cost pressure).")
+@format_option
+@model_option
+@counter_option
+def fit(
+    request_path: str,
+    config_path: str | None,
+    max_input: int | None,
+    output: str,
+    archive_dir: str | None,
+    cost_pressure: bool,
+    format_value: str,
+    model_name: str | None,
+    counter_spec: str | None,
+) -> None:
+    """Fit a request to its budget: write the body to send, or refuse (exit 3).
+
+    With --model, the model's window caps the budget (minus the output reserve) and a
+    request near its price cliff is trimmed as under cost pressure.
+    """
+    sink = _StderrSink()
+    config = _config(config_path, max_input, sink)
+    archive = _archive(archive_dir)
+    model = resolve_model(model_name)
+    body = read_json(request_path)
+    if not isinstance(body, Mapping):
+        raise FormatError(f"{request_path!r} holds a JSON {type(body).__name__}, not a request")
+    cliff = next_price_tier(model, 0) if model is not None else None
+    result = enforce_budget(
+        body,
+        config,
+        format=resolve_format(body, format_value),
+        counter=resolve_counter(counter_spec, model),
+        window=(model.context_window or 0) if model is not None else 0,
+        output_reserve=(model.max_output_tokens or 0) if model is not None else 0,
+        price_tier_tokens=cliff.above_tokens if cliff is not None else None,
+        cost_pressure=cost_pressure,
+        sink=sink,
+        archive=archive,
+    )
+    write_text(output, json.dumps(result.body, ensure_ascii=False, indent=1) + "\n")
+    _report(result, config, sink, archive)
+
+
+fit_alias = click.Command(
+    "enforce",
+    callback=fit.callback,
+    params=fit.params,
+    help="Alias of `fit` (its former name).",
+    hidden=True,
+)

@@ -1,0 +1,122 @@
+"""``ctxbudget session import``: agent transcripts into the ledger, usage included.
+
+Reading a transcript is the library's (``ctxbudget.transcripts``); this command
+shows progress, appends each imported session in one transaction, and keeps going
+past a file it cannot read, naming it (and the line) in one error line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeRemainingColumn,
+)
+
+from ctxbudget.cli.exit_codes import ExitCode
+from ctxbudget.cli.options import ledger_option
+from ctxbudget.errors import ConflictError, CtxBudgetError, InputUnreadableError
+from ctxbudget.ledger import Ledger, open_ledger
+from ctxbudget.transcripts import TRANSCRIPT_FORMATS, ImportedSession, read_transcript
+
+__all__ = ["import_command"]
+
+_FORMAT_CHOICES = ("auto", *TRANSCRIPT_FORMATS)
+"""What ``--format`` accepts; auto tells them apart by their content."""
+
+
+@contextmanager
+def _progress(paths: Sequence[str]) -> Iterator[tuple[Progress, TaskID]]:
+    console = Console(stderr=True)
+    progress = Progress(
+        TextColumn("[bold]importing[/bold] {task.fields[file]}"),
+        BarColumn(),
+        DownloadColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+    )
+    total = sum(_size(path) for path in paths)
+    with progress:
+        yield progress, progress.add_task("import", total=total, file="")
+
+
+def _size(path: str) -> int:
+    try:
+        return Path(path).stat().st_size
+    except OSError:
+        return 0  # reported when it is read
+
+
+def _append(store: Ledger, imported: ImportedSession) -> str:
+    events = list(imported.events)
+    try:
+        store.append_many(imported.session_id, events, expected_revision=0)
+    except ConflictError:
+        held = store.revision(imported.session_id)
+        return f"skipped {imported.session_id}: already in the ledger ({held} events)"
+    calls = sum(
+        1 for e in events if e.get("type") == "assistant/message" and "usage" in e.get("data", {})
+    )
+    return (
+        f"imported {imported.agent} session {imported.session_id}: {len(events)} events, "
+        f"{calls} calls with usage"
+    )
+
+
+def _error_line(path: str, error: CtxBudgetError) -> str:
+    message = str(error)
+    where = path
+    line = getattr(error, "line", None)
+    if line:
+        where = f"{path}:{line}"
+    if where not in message:
+        message = f"{where}: {message}"
+    return f"ctxbudget: error [{error.code}]: {message}"
+
+
+@click.command("import")
+@click.argument("paths", nargs=-1, required=True, metavar="FILE...")
+@click.option(
+    "--format",
+    "format_name",
+    type=click.Choice(_FORMAT_CHOICES),
+    default="auto",
+    show_default=True,
+    help="Transcript format; auto detects it from the file.",
+)
+@ledger_option
+def import_command(paths: tuple[str, ...], format_name: str, ledger_url: str) -> None:
+    """Import agent transcripts (Claude Code, Codex CLI, OpenHands, OpenAI or Anthropic JSON).
+
+    A file that cannot be read is reported on one line and the others are still
+    imported; the exit status is then 1.
+    """
+    failed = 0
+    with open_ledger(ledger_url) as store, _progress(paths) as (progress, task):
+        for path in paths:
+            progress.update(task, file=path)
+            try:
+                for imported in read_transcript(path, format=format_name):
+                    click.echo(_append(store, imported))
+            except CtxBudgetError as error:
+                failed += 1
+                click.echo(_error_line(path, error), err=True)
+            except OSError as error:
+                failed += 1
+                unreadable = InputUnreadableError(f"cannot read it: {error.strerror or error}")
+                click.echo(_error_line(path, unreadable), err=True)
+            progress.advance(task, _size(path))
+    if failed:
+        click.echo(f"{failed} of {len(paths)} files could not be imported", err=True)
+        raise click.exceptions.Exit(int(ExitCode.ERROR))

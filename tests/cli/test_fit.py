@@ -1,0 +1,97 @@
+"""``ctxbudget fit`` (alias ``enforce``) and ``ctxbudget archive``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from ctxbudget.cli import ExitCode, main
+from ctxbudget.enforce import BudgetConfig, enforce_budget
+from ctxbudget.tokens import default_counter
+from tests.cli.conftest import RESPONSES_BODY, tool_heavy_body
+
+
+def test_fit_writes_what_enforce_returns(runner: CliRunner, body_path: Path) -> None:
+    """The CLI adds nothing: the body written is the library's ``enforce`` result."""
+    result = runner.invoke(main, ["fit", str(body_path), "--max-input", "2500"])
+    assert result.exit_code == 0, result.output
+    expected = enforce_budget(
+        tool_heavy_body(), BudgetConfig(max_input_tokens=2500), counter=default_counter()
+    )
+    assert json.loads(result.stdout) == expected.body
+    assert "stages run: turn_trim" in result.stderr
+    assert f"-> {expected.estimate_after:,} tokens" in result.stderr
+
+
+def test_fit_writes_to_a_file_with_o(runner: CliRunner, body_path: Path, tmp_path: Path) -> None:
+    out = tmp_path / "fitted.json"
+    result = runner.invoke(main, ["fit", str(body_path), "--max-input", "2500", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == ""
+    assert json.loads(out.read_text("utf-8"))["model"] == "gpt-4o"
+
+
+def test_a_body_that_fits_is_written_unchanged(runner: CliRunner, body_path: Path) -> None:
+    result = runner.invoke(main, ["fit", str(body_path), "--max-input", "1000000"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == tool_heavy_body()
+    assert "stages run: none" in result.stderr
+
+
+def test_fit_reads_the_budget_from_an_agent_toml(
+    runner: CliRunner, body_path: Path, tmp_path: Path
+) -> None:
+    config = tmp_path / "agent.toml"
+    config.write_text("[budget]\nmax_input_tokens = 2500\nno_such_key = 1\n", "utf-8")
+    result = runner.invoke(main, ["fit", str(body_path), "--config", str(config)])
+    assert result.exit_code == 0, result.output
+    assert "budget 2,500" in result.stderr
+    assert "note: config_invalid" in result.stderr  # the typo is reported, not ignored
+
+
+def test_a_toml_without_a_budget_is_an_error_not_a_pass(
+    runner: CliRunner, body_path: Path, tmp_path: Path
+) -> None:
+    config = tmp_path / "agent.toml"
+    config.write_text("[budget]\n", "utf-8")
+    result = runner.invoke(main, ["fit", str(body_path), "--config", str(config)])
+    assert result.exit_code == ExitCode.ERROR
+    assert "nothing to fit to" in result.stderr
+    assert result.stdout == ""
+
+
+def test_archived_originals_are_listed_and_can_be_shown(
+    runner: CliRunner, body_path: Path, tmp_path: Path
+) -> None:
+    archive = tmp_path / "originals"
+    args = ["fit", str(body_path), "--max-input", "2000", "--archive", str(archive)]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 0, result.output
+    locators = [
+        line.rsplit(" ", 1)[-1]
+        for line in result.stderr.splitlines()
+        if line.startswith("archived:")
+    ]
+    assert locators, result.stderr
+    shown = runner.invoke(main, ["archive", locators[0], "--dir", str(archive)])
+    assert shown.exit_code == 0, shown.output
+    assert ("output 0 " + "z" * 3000) in shown.stdout  # the whole original, not a stub
+
+
+def test_enforce_is_an_alias_of_fit(runner: CliRunner, body_path: Path) -> None:
+    fitted = runner.invoke(main, ["fit", str(body_path), "--budget", "2500"])
+    aliased = runner.invoke(main, ["enforce", str(body_path), "--max-input", "2500"])
+    assert aliased.exit_code == 0, aliased.output
+    assert aliased.stdout == fitted.stdout
+
+
+def test_fit_detects_a_responses_body_and_refuses_with_3(runner: CliRunner, tmp_path: Path) -> None:
+    path = tmp_path / "responses.json"
+    path.write_text(json.dumps(RESPONSES_BODY), "utf-8")
+    fits = runner.invoke(main, ["fit", str(path), "--max-input", "100000"])
+    assert fits.exit_code == 0, fits.output
+    assert json.loads(fits.stdout) == RESPONSES_BODY
+    refused = runner.invoke(main, ["fit", str(path), "--max-input", "10"])
+    assert refused.exit_code == ExitCode.REFUSED
