@@ -92,6 +92,10 @@ class Pricer:
             cache.put(key, (message, self.counter, price))
         return price
 
+    def price_once(self, message: Message) -> int:
+        """Tokens of a message priced once and not remembered (a candidate a stage tries)."""
+        return price_message(message, self.counter, self.overheads)
+
     def turns(self, turns: Sequence[Turn]) -> int:
         """Tokens of a run of turns."""
         # A plain loop over a local dict: this runs over every turn several times per
