@@ -542,3 +542,13 @@ def test_a_models_window_output_limit_and_price_cliff_plug_in() -> None:
     assert own_window.body != result.body, "the caller's own figures win"
     with pytest.raises(ConfigError, match="ModelInfo"):
         enforce(body, roomy, model="tiny")
+
+
+def test_tool_declarations_are_priced_once_and_again_when_edited_in_place() -> None:
+    tools = [{"type": "function", "function": {"name": "f", "description": "short"}}]
+    body = {**chat("s", ("user", "q")), "tools": tools}
+    cache = RequestCache()
+    first = enforce(body, config(10**6), cache=cache).estimate_before
+    assert enforce(body, config(10**6), cache=cache).estimate_before == first
+    tools[0]["function"]["description"] = "much longer now " * 50  # type: ignore[index]
+    assert enforce(body, config(10**6), cache=cache).estimate_before > first + 100
