@@ -2,9 +2,9 @@
 
 An agent re-sends its whole history with every request, so the same message
 dicts are parsed, priced and trimmed again and again. One cache object holds
-all of that work (parsed turns, message prices, trimmed turns, never-trim
-sections), so the caller decides how much memory it may take and when it is
-emptied: pass your own ``RequestCache`` through ``enforce(..., cache=...)`` or
+all of that work (parsed turns, message and tool prices, trimmed turns), so the
+caller decides how much memory it may take and when it is emptied: pass your
+own ``RequestCache`` through ``enforce_budget(..., cache=...)`` or
 ``parse_request(..., cache=...)``, or let both use ``shared_cache()``.
 
 The cache is bounded by an estimate of the bytes its entries keep alive, not by
