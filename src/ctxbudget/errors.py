@@ -40,7 +40,16 @@ says what went wrong and what to do about it (class, then ``code``)::
     ├── ReplayError                     replay_error        (a logged event the meter cannot fold)
     ├── FormatError                     format_error        (a request body that is not valid)
     ├── TranscriptError                 transcript_invalid  (an agent transcript it cannot read)
-    └── BudgetExceeded                  budget_exceeded     (nothing can make the prompt fit)
+    ├── BudgetExceeded                  budget_exceeded     (nothing can make the prompt fit)
+    └── ServerError                     server_error        (the HTTP service and proxy)
+        ├── UnauthorizedError           unauthorized
+        ├── RequestTooLargeError        request_too_large
+        ├── SessionNotFoundError        session_not_found
+        ├── RouteNotConfiguredError     route_not_configured
+        └── UpstreamError               upstream_error      (the provider behind the proxy)
+            ├── UpstreamUnavailableError upstream_unavailable
+            ├── UpstreamTimeoutError    upstream_timeout
+            └── UpstreamBadResponseError upstream_bad_response
 
 Catch ``CtxBudgetError`` to handle all of them; match on ``code`` in logs and
 telemetry, since class names may gain intermediate bases over time.
@@ -80,6 +89,10 @@ __all__ = [
     "PlanRefusedError",
     "ProfileError",
     "ReplayError",
+    "RequestTooLargeError",
+    "RouteNotConfiguredError",
+    "ServerError",
+    "SessionNotFoundError",
     "StoreError",
     "StoreUnavailableError",
     "SummarizeFailedError",
@@ -88,8 +101,13 @@ __all__ = [
     "TooFewItemsError",
     "TooFewToSummarizeError",
     "TranscriptError",
+    "UnauthorizedError",
     "UnknownCounterError",
     "UnknownModelError",
+    "UpstreamBadResponseError",
+    "UpstreamError",
+    "UpstreamTimeoutError",
+    "UpstreamUnavailableError",
 ]
 
 
@@ -527,3 +545,73 @@ class BudgetExceeded(CtxBudgetError):
             f"part is the {largest_segment} segment with about {largest_segment_tokens} tokens: "
             f"{remedies}"
         )
+
+
+# -- the HTTP service and the proxy ----------------------------------------------------------
+
+
+class ServerError(CtxBudgetError):
+    """A request the HTTP service or the proxy cannot serve."""
+
+    code = "server_error"
+
+
+class UnauthorizedError(ServerError):
+    """A request without the token the service was started with."""
+
+    code = "unauthorized"
+
+
+class RequestTooLargeError(ServerError):
+    """A request body over the service's size limit."""
+
+    code = "request_too_large"
+
+    def __init__(self, limit_bytes: int) -> None:
+        self.limit_bytes = limit_bytes
+        super().__init__(
+            f"the request body is over the limit of {limit_bytes} bytes; send a smaller "
+            "body or start the server with a larger max_body_bytes"
+        )
+
+
+class SessionNotFoundError(ServerError):
+    """A session id with no events in the ledger."""
+
+    code = "session_not_found"
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        super().__init__(
+            f"session {session_id!r} has no events; check the id (GET /sessions lists them)"
+        )
+
+
+class RouteNotConfiguredError(ServerError):
+    """A proxy route whose upstream (or request format) this server does not have."""
+
+    code = "route_not_configured"
+
+
+class UpstreamError(ServerError):
+    """The provider behind the proxy failed; nothing was recorded for the call."""
+
+    code = "upstream_error"
+
+
+class UpstreamUnavailableError(UpstreamError):
+    """The upstream refused the connection or could not be reached."""
+
+    code = "upstream_unavailable"
+
+
+class UpstreamTimeoutError(UpstreamError):
+    """The upstream did not answer in time."""
+
+    code = "upstream_timeout"
+
+
+class UpstreamBadResponseError(UpstreamError):
+    """The upstream answered with a server error or a body that is not valid JSON."""
+
+    code = "upstream_bad_response"

@@ -22,6 +22,7 @@ from ctxbudget.cli.demo import demo
 from ctxbudget.cli.exit_codes import ExitCode
 from ctxbudget.cli.fit import fit, fit_alias
 from ctxbudget.cli.ledger import ledger, measure_alias
+from ctxbudget.cli.serve import serve
 from ctxbudget.cli.sessions import session
 from ctxbudget.errors import BudgetExceeded, CtxBudgetError
 
@@ -77,13 +78,12 @@ def main() -> None:
     """Keep an LLM agent's prompt inside its context window and its budget.
 
     Exit status: 0 done, 1 error, 2 bad usage, 3 refused (the prompt cannot fit).
+
+    Older names still work: meter (context), enforce (fit), measure (session measure).
     """
 
 
-for _command in (demo, count, context, fit, session, ledger, archive_show):
+for _command in (demo, count, context, fit, session, ledger, archive_show, serve):
     main.add_command(_command)
 for _alias in (context_alias, fit_alias, measure_alias):
     main.add_command(_alias)
-# `ctxbudget serve` (the HTTP service and budget proxy, issue 13) is registered here by the
-# server part: `from ctxbudget.cli.serve import serve` and `main.add_command(serve)`. It is a
-# shell over ctxbudget.server like every other command is a shell over the library.

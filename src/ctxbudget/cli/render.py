@@ -101,12 +101,16 @@ def _stacked_bar(breakdown: Breakdown, styles: dict[str, str]) -> Text:
     if window <= 0:
         line.append(f"{breakdown.input_tokens:,} tokens; window unknown (give --window or --model)")
         return line
+    # Cumulative rounding: the cells add up to the input's share of the window exactly,
+    # however many small segments there are.
+    used, edge = 0, 0
     for usage in breakdown.report.segments:
-        if usage.tokens:
-            line.append_text(bar(usage.tokens, window, styles[usage.segment]))
-    used = len(line.plain)
-    reserve = min(_cells(breakdown.output_reserve, window), BAR_WIDTH - used)
-    line.append("░" * max(0, BAR_WIDTH - used - reserve), style="dim")
+        used += usage.tokens
+        end = min(BAR_WIDTH, round(BAR_WIDTH * used / window))
+        line.append("█" * (end - edge), style=styles.get(usage.segment, ""))
+        edge = end
+    reserve = min(round(BAR_WIDTH * breakdown.output_reserve / window), BAR_WIDTH - edge)
+    line.append("░" * max(0, BAR_WIDTH - edge - reserve), style="dim")
     line.append("▒" * max(0, reserve), style="dim")
     line.append(
         f"  {breakdown.input_tokens:,} / {window:,} tokens "

@@ -77,6 +77,8 @@ def check_session_id(session_id: object) -> str:
 def _unstorable_char(text: str) -> str | None:
     # Control characters (NUL above all) and lone surrogates cannot be stored in
     # PostgreSQL text or encoded as UTF-8; reject them everywhere for one rule.
+    if text.isascii() and text.isprintable():
+        return None  # the usual case, without a per-character lookup
     for ch in text:
         if unicodedata.category(ch) in ("Cc", "Cs"):
             return ch

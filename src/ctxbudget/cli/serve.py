@@ -1,0 +1,69 @@
+"""``ctxbudget serve``: the budget proxy and JSON service (extra ``server``)."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from ctxbudget.errors import MissingExtraError
+
+__all__ = ["serve"]
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=int, default=8787, show_default=True)
+@click.option("--ledger", "ledger_url", default=None, help="Ledger URL (default: SQLite file).")
+@click.option("--config", "config_path", default=None, help="Agent TOML: [budget], [upstream].")
+@click.option("--max-input", type=int, default=None, help="max_input_tokens (overrides --config).")
+@click.option(
+    "--upstream-openai", default=None, help="Base URL for /v1/chat/completions, /v1/responses."
+)
+@click.option("--upstream-anthropic", default=None, help="Base URL for /v1/messages.")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True)
+def serve(
+    host: str,
+    port: int,
+    ledger_url: str | None,
+    config_path: str | None,
+    max_input: int | None,
+    upstream_openai: str | None,
+    upstream_anthropic: str | None,
+    workers: int,
+) -> None:
+    """Run the budget proxy: point an agent's base URL here.
+
+    Tokens come from the environment: CTXBUDGET_API_TOKEN guards the service
+    endpoints, CTXBUDGET_PROXY_TOKEN the proxy routes (X-Ctxbudget-Token).
+    """
+    try:
+        import uvicorn
+
+        from ctxbudget.server.settings import load_server_settings, settings_to_environment
+    except ImportError as missing:
+        raise MissingExtraError(
+            feature="ctxbudget serve", extra="server", module="uvicorn"
+        ) from missing
+    settings = load_server_settings(
+        config_path,
+        max_input_tokens=max_input,
+        ledger_url=ledger_url,
+        upstreams={"openai": upstream_openai, "anthropic": upstream_anthropic},
+    )
+    # Workers are separate processes: they read the settings from the environment.
+    os.environ.update(settings_to_environment(settings))
+    click.echo(
+        f"ctxbudget serve: http://{host}:{port} "
+        f"(budget {settings.budget.max_input_tokens or 'off'}, "
+        f"upstreams {dict(settings.upstreams) or 'none'}, {workers} worker(s))",
+        err=True,
+    )
+    uvicorn.run(
+        "ctxbudget.server.app:app_from_environment",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level="warning",
+    )

@@ -1,0 +1,143 @@
+"""``create_app(settings)``: the proxy routes, the JSON service, the guards, one process.
+
+``app_from_environment()`` is the factory uvicorn's worker processes call
+(``ctxbudget serve --workers N``): each worker opens its own ledger connection,
+so several workers share one PostgreSQL ledger.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from importlib import metadata
+from typing import Any
+
+import httpx
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.responses import JSONResponse, Response
+
+from ctxbudget.errors import CtxBudgetError, FormatError
+from ctxbudget.ledger import open_ledger
+from ctxbudget.meter import TokenMeter
+from ctxbudget.server.dialects import DIALECTS, Dialect
+from ctxbudget.server.guards import GuardMiddleware
+from ctxbudget.server.provider_errors import ErrorShape, error_body
+from ctxbudget.server.proxy import proxy_call
+from ctxbudget.server.service import service_router
+from ctxbudget.server.sessions import SessionRecorder
+from ctxbudget.server.settings import ServerSettings, settings_from_environment
+from ctxbudget.server.state import ServerState
+from ctxbudget.server.summary_cache import SpanSummaryCache
+
+__all__ = ["app_from_environment", "create_app"]
+
+
+def _open_state(settings: ServerSettings, summarizer: Any, archive: Any) -> ServerState:
+    ledger = open_ledger(settings.ledger_url)
+    timeout = httpx.Timeout(settings.upstream_timeout_s, connect=settings.connect_timeout_s)
+    client = httpx.AsyncClient(
+        timeout=timeout,
+        limits=httpx.Limits(max_connections=1000, max_keepalive_connections=200),
+        follow_redirects=False,
+        trust_env=False,  # the upstream URL is the one configured, never a proxy from the env
+    )
+    summaries = SpanSummaryCache(summarizer, settings.summary_cache_bytes) if summarizer else None
+    return ServerState(
+        settings=settings,
+        ledger=ledger,
+        meter=TokenMeter(ledger, context_window=settings.context_window),
+        recorder=SessionRecorder(ledger),
+        client=client,
+        summaries=summaries,
+        archive=archive,
+    )
+
+
+def _proxy_endpoint(dialect: Dialect) -> Callable[[Request], Awaitable[Response]]:
+    async def endpoint(request: Request) -> Response:
+        return await proxy_call(request, dialect, request.app.state.ctxbudget)
+
+    endpoint.__name__ = f"proxy_{dialect.format.replace('-', '_')}"
+    endpoint.__doc__ = (
+        f"The {dialect.format} API, enforced and forwarded to the {dialect.upstream} upstream. "
+        "Send the provider's own body and headers; add X-Ctxbudget-Session to name the session."
+    )
+    return endpoint
+
+
+def create_app(
+    settings: ServerSettings | None = None, *, summarizer: Any = None, archive: Any = None
+) -> FastAPI:
+    """The proxy and service app. ``summarizer`` / ``archive``: for the enforcement
+    ``summarize`` and tool-echo stages (summaries are cached by span content)."""
+    settings = settings if settings is not None else ServerSettings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        state = _open_state(settings, summarizer, archive)
+        app.state.ctxbudget = state
+        try:
+            yield
+        finally:
+            app.state.ctxbudget = None
+            await state.client.aclose()
+            state.ledger.close()
+
+    app = FastAPI(
+        title="ctxbudget",
+        summary="Budget proxy and service: keep an agent's prompt inside its budget.",
+        version=_version(),
+        lifespan=lifespan,
+    )
+    app.state.ctxbudget = None
+
+    @app.get("/health", tags=["service"])
+    async def health(request: Request) -> Response:
+        """200 once the server can take calls, 503 before."""
+        ready = request.app.state.ctxbudget is not None
+        return JSONResponse({"status": "ok" if ready else "starting"}, 200 if ready else 503)
+
+    for dialect in DIALECTS.values():
+        app.add_api_route(dialect.path, _proxy_endpoint(dialect), methods=["POST"], tags=["proxy"])
+    app.include_router(service_router())
+    _add_error_handlers(app)
+    shapes: dict[str, ErrorShape] = {d.path: d.error_shape for d in DIALECTS.values()}
+    app.add_middleware(
+        GuardMiddleware,
+        max_body_bytes=settings.max_body_bytes,
+        api_token=settings.api_token,
+        proxy_token=settings.proxy_token,
+        proxy_shapes=shapes,
+    )
+    return app
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    async def ctxbudget_error(request: Request, error: Exception) -> Response:
+        assert isinstance(error, CtxBudgetError)
+        status, body = error_body(error, "service")
+        return JSONResponse(body, status_code=status)
+
+    async def invalid_body(request: Request, error: Exception) -> Response:
+        assert isinstance(error, RequestValidationError)
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg', '')}"
+            for e in error.errors()
+        )
+        return await ctxbudget_error(request, FormatError(f"invalid request body ({problems})"))
+
+    app.add_exception_handler(CtxBudgetError, ctxbudget_error)
+    app.add_exception_handler(RequestValidationError, invalid_body)
+
+
+def _version() -> str:
+    try:
+        return metadata.version("ctxbudget")
+    except metadata.PackageNotFoundError:  # running from a source tree that is not installed
+        return "0+unknown"
+
+
+def app_from_environment() -> FastAPI:
+    """The app for a uvicorn worker process, set up from ``CTXBUDGET_SERVE_SETTINGS``."""
+    return create_app(settings_from_environment())

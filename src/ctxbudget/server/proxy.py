@@ -1,0 +1,287 @@
+"""The budget proxy: enforce, forward, pass the answer through, log the call.
+
+One handler serves every provider route; the route's ``Dialect`` says what
+differs. Order of work for a call:
+
+1. parse the body, name the session, enforce the budget (a refusal is answered
+   here, in the provider's error shape, and nothing is sent upstream);
+2. forward the call (the body the client sent, byte for byte, unless enforcement
+   changed it) with the client's own headers;
+3. pass the answer back: a stream chunk by chunk as it arrives, a plain answer
+   byte for byte;
+4. log the call (the request's new messages, the answer, its usage) once the
+   answer is complete; a call that failed anywhere is not logged.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.types import Receive, Scope, Send
+
+from ctxbudget.content import Message
+from ctxbudget.enforce import enforce_budget_async
+from ctxbudget.errors import (
+    CtxBudgetError,
+    FormatError,
+    RouteNotConfiguredError,
+    UpstreamBadResponseError,
+)
+from ctxbudget.formats import parse_request
+from ctxbudget.ledger import check_session_id
+from ctxbudget.server.dialects import Dialect, StreamCollector, answer_of, request_header
+from ctxbudget.server.mirror import message_units
+from ctxbudget.server.provider_errors import error_body
+from ctxbudget.server.sessions import SESSION_HEADER, SessionRecorder, derive_session_id
+from ctxbudget.server.sse import SSEReader
+from ctxbudget.server.state import ServerState
+from ctxbudget.server.upstream import (
+    open_upstream,
+    read_answer,
+    request_headers,
+    response_headers,
+    target_url,
+)
+
+__all__ = ["proxy_call"]
+
+_log = logging.getLogger("ctxbudget.server")
+
+
+def provider_error(error: CtxBudgetError, dialect: Dialect) -> JSONResponse:
+    """``error`` answered as the route's provider would."""
+    status, body = error_body(error, dialect.error_shape)
+    return JSONResponse(body, status_code=status)
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """A parsed, enforced call ready to go upstream."""
+
+    session_id: str
+    messages: tuple[Message, ...]
+    header: dict[str, Any]
+    url: str
+    content: bytes
+    stream: bool
+    stages: str
+
+
+async def _prepare(request: Request, raw: bytes, dialect: Dialect, state: ServerState) -> _Call:
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        raise FormatError("the request body is not valid JSON; send a JSON object") from None
+    if not isinstance(body, dict):
+        raise FormatError("the request body must be a JSON object")
+    base = state.settings.upstreams.get(dialect.upstream)
+    if base is None:
+        raise RouteNotConfiguredError(
+            f"{dialect.path} needs an upstream: start the proxy with "
+            f"--upstream-{dialect.upstream} URL (or [upstream] {dialect.upstream} in the TOML)"
+        )
+    parsed = parse_request(body, dialect.format)
+    messages = parsed.messages()
+    header = request_header(dialect, parsed)
+    named = request.headers.get(SESSION_HEADER)
+    session_id = check_session_id(
+        # Only the first message names a derived session; the digests of the rest are
+        # worked out when the call is logged, after the answer is on its way.
+        named or derive_session_id(dialect.provider, header, message_units(messages[:1]))
+    )
+    view = await state.recorder.view(session_id)
+    enforced = await enforce_budget_async(
+        body,
+        state.settings.budget,
+        format=dialect.format,  # type: ignore[arg-type]
+        cache_efficiency=view.cache_efficiency,
+        summarizer=state.summaries,
+        archive=state.archive,
+    )
+    content = raw if enforced.body is body else json.dumps(enforced.body).encode("utf-8")
+    return _Call(
+        session_id=session_id,
+        messages=messages,
+        header=header,
+        url=target_url(base, request.url.path, request.url.query),
+        content=content,
+        stream=body.get("stream") is True,
+        stages=enforced.info.stages_text if enforced.info.compressed else "",
+    )
+
+
+async def proxy_call(request: Request, dialect: Dialect, state: ServerState) -> Response:
+    """Serve one proxied provider call."""
+    try:
+        call = await _prepare(request, await request.body(), dialect, state)
+        response = await open_upstream(
+            state.client, call.url, request_headers(request.headers.items()), call.content
+        )
+    except CtxBudgetError as error:
+        return provider_error(error, dialect)
+    extra = {"x-ctxbudget-session": call.session_id}
+    if call.stages:
+        extra["x-ctxbudget-stages"] = call.stages
+    if response.status_code < 300 and "text/event-stream" in response.headers.get(
+        "content-type", ""
+    ):
+        return StreamingResponse(
+            _relay(response, dialect, state, call),
+            status_code=response.status_code,
+            headers={**response_headers(response.headers), **extra},
+        )
+    try:
+        raw = await read_answer(response, call.url)
+        answer = _checked_answer(raw, response.status_code, dialect)
+    except CtxBudgetError as error:
+        return provider_error(error, dialect)
+    headers = {**response_headers(response.headers), **extra}
+    if answer is None:  # an upstream error in the provider's shape: passed on as is
+        return Response(raw, status_code=response.status_code, headers=headers)
+    return _LoggingResponse(
+        raw,
+        response.status_code,
+        headers,
+        recorder=state.recorder,
+        session_id=call.session_id,
+        logger=lambda: _log_answer(answer, dialect, state, call),
+    )
+
+
+def _checked_answer(raw: bytes, status: int, dialect: Dialect) -> Mapping[str, Any] | None:
+    """The decoded answer of a successful call; ``None`` for an upstream error that is
+    already in the provider's shape (passed on untouched); an error otherwise."""
+    try:
+        decoded = json.loads(raw)
+    except ValueError:
+        decoded = None
+    if 400 <= status < 500 or (
+        status >= 500 and isinstance(decoded, Mapping) and "error" in decoded
+    ):
+        return None
+    if status >= 300:
+        raise UpstreamBadResponseError(f"the upstream answered HTTP {status} without an error body")
+    if not isinstance(decoded, Mapping):
+        raise UpstreamBadResponseError(
+            "the upstream answered with a body that is not a JSON object"
+        )
+    return decoded
+
+
+class _LoggingResponse(Response):
+    """A plain response that logs the call once it has been sent. The call is expected
+    before the first byte goes out, so whatever the client does next with the session
+    (``GET /sessions/{id}``) waits for it, while no answer waits for the ledger."""
+
+    def __init__(
+        self,
+        content: bytes,
+        status: int,
+        headers: Mapping[str, str],
+        *,
+        recorder: SessionRecorder,
+        session_id: str,
+        logger: Callable[[], Awaitable[None]],
+    ) -> None:
+        super().__init__(content, status_code=status, headers=headers)
+        self._recorder = recorder
+        self._session_id = session_id
+        self._logger = logger
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        self._recorder.expect(self._session_id)
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            try:
+                async with self._recorder.lock(self._session_id):
+                    await self._logger()
+            finally:
+                self._recorder.done(self._session_id)
+
+
+async def _log_answer(
+    answer: Mapping[str, Any], dialect: Dialect, state: ServerState, call: _Call
+) -> None:
+    try:
+        items = dialect.answer_items(answer)
+        await _record(dialect, state, call, items, answer.get("usage"), answer.get("model"))
+    except (FormatError, KeyError, TypeError, ValueError) as exc:
+        _log.warning("ctxbudget proxy: answer for session %s not logged: %s", call.session_id, exc)
+
+
+async def _record(
+    dialect: Dialect, state: ServerState, call: _Call, items: list[Any], usage: Any, model: Any
+) -> None:
+    """Log the call; the caller holds the session's lock. A ledger that fails is
+    reported in the log: the client already has its answer."""
+    if not isinstance(model, str) or not model:
+        model = call.header["config"].get("model")
+    answered = answer_of(dialect, items, usage if isinstance(usage, Mapping) else None, model)
+    try:
+        units = message_units(call.messages)
+        await state.recorder.record(call.session_id, units, call.header, answered)
+    except CtxBudgetError as error:
+        _log.warning(
+            "ctxbudget proxy: call of session %s not logged [%s]: %s",
+            call.session_id,
+            error.code,
+            error,
+        )
+
+
+async def _relay(
+    response: httpx.Response, dialect: Dialect, state: ServerState, call: _Call
+) -> AsyncIterator[bytes]:
+    """The answer's bytes as they arrive; the call is logged once the stream completes.
+
+    Each chunk is read for events before it is passed on (no byte waits for more
+    than that); the call is expected before the chunk that completes the answer
+    goes out, as ``_LoggingResponse`` does.
+    """
+    reader, collector = SSEReader(), dialect.new_stream()
+    recorder, expected = state.recorder, False
+    try:
+        try:
+            async for chunk in response.aiter_raw():
+                _follow(reader, collector, chunk)
+                if collector.complete and not expected:
+                    recorder.expect(call.session_id)
+                    expected = True
+                yield chunk
+        except httpx.HTTPError as exc:
+            _log.warning("ctxbudget proxy: upstream stream broke off (%s)", type(exc).__name__)
+            yield _stream_error(dialect)
+            return
+        finally:
+            await response.aclose()
+        for event in reader.close():
+            collector.take(event)
+        if collector.complete:
+            items, usage = collector.result()
+            async with recorder.lock(call.session_id):
+                await _record(dialect, state, call, items, usage, None)
+    except (FormatError, KeyError, TypeError, ValueError) as exc:
+        _log.warning("ctxbudget proxy: stream of %s not logged: %s", call.session_id, exc)
+    finally:
+        if expected:
+            recorder.done(call.session_id)
+
+
+def _follow(reader: SSEReader, collector: StreamCollector, chunk: bytes) -> None:
+    for event in reader.feed(chunk):
+        collector.take(event)
+
+
+def _stream_error(dialect: Dialect) -> bytes:
+    error = UpstreamBadResponseError("the upstream broke off its streamed answer; try again")
+    _, body = error_body(error, dialect.error_shape)
+    prefix = "event: error\n" if dialect.error_shape == "anthropic" else ""
+    return f"{prefix}data: {json.dumps(body)}\n\n".encode()

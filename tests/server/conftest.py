@@ -1,0 +1,83 @@
+"""A stub provider and proxies on 127.0.0.1, driven by the official SDKs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from ctxbudget.enforce import BudgetConfig
+from ctxbudget.server import ServerSettings, create_app
+from ctxbudget.testing.provider import StubProvider, serve_in_thread
+
+
+@dataclass
+class Proxy:
+    """A running proxy: its URL and a client for its service endpoints."""
+
+    url: str
+    settings: ServerSettings
+    http: httpx.Client
+
+    def get(self, path: str, **kwargs: Any) -> httpx.Response:
+        return self.http.get(self.url + path, **kwargs)
+
+    def post(self, path: str, **kwargs: Any) -> httpx.Response:
+        return self.http.post(self.url + path, **kwargs)
+
+    def session(self, session_id: str) -> dict[str, Any]:
+        answer = self.get(f"/sessions/{session_id}")
+        assert answer.status_code == 200, answer.text
+        result: dict[str, Any] = answer.json()
+        return result
+
+
+@pytest.fixture(scope="module")
+def http() -> Iterator[httpx.Client]:
+    """One HTTP client for the module's tests and SDKs (building one costs ~0.1 s)."""
+    with httpx.Client(timeout=10) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def stub() -> Iterator[tuple[StubProvider, str]]:
+    provider = StubProvider(slow_seconds=1.0)
+    with serve_in_thread(provider.app()) as url:
+        yield provider, url
+
+
+MakeProxy = Callable[..., Proxy]
+
+
+@pytest.fixture
+def make_proxy(
+    stub: tuple[StubProvider, str], tmp_path: Path, http: httpx.Client
+) -> Iterator[MakeProxy]:
+    """Start a proxy in front of the stub; keyword arguments go to ``ServerSettings``."""
+    _, stub_url = stub
+    with ExitStack() as stack:
+        count = 0
+
+        def start(*, summarizer: Any = None, **options: Any) -> Proxy:
+            nonlocal count
+            count += 1
+            options.setdefault("upstreams", {"openai": stub_url + "/v1", "anthropic": stub_url})
+            options.setdefault("ledger_url", f"sqlite:///{tmp_path}/ledger-{count}.sqlite")
+            options.setdefault("budget", BudgetConfig(max_input_tokens=100_000))
+            options.setdefault("upstream_timeout_s", 0.5)
+            settings = ServerSettings(**options)
+            url = stack.enter_context(serve_in_thread(create_app(settings, summarizer=summarizer)))
+            return Proxy(url, settings, http)
+
+        yield start
+
+
+@pytest.fixture
+def proxy(make_proxy: MakeProxy) -> Proxy:
+    """A proxy with a 100K-token budget in front of the stub."""
+    return make_proxy()
