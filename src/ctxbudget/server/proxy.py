@@ -101,9 +101,11 @@ async def _prepare(request: Request, raw: bytes, dialect: Dialect, state: Server
         body,
         state.settings.budget,
         format=dialect.format,  # type: ignore[arg-type]
+        window=state.windows.window(body.get("model")),
         cache_efficiency=view.cache_efficiency,
         summarizer=state.summaries,
         archive=state.archive,
+        cache=state.requests,
     )
     content = raw if enforced.body is body else json.dumps(enforced.body).encode("utf-8")
     return _Call(
