@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+from anyio import to_thread
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
@@ -87,7 +88,8 @@ async def _prepare(request: Request, raw: bytes, dialect: Dialect, state: Server
             f"{dialect.path} needs an upstream: start the proxy with "
             f"--upstream-{dialect.upstream} URL (or [upstream] {dialect.upstream} in the TOML)"
         )
-    parsed = parse_request(body, dialect.format)
+    # Parsed into the cache enforcement reads, so the body is parsed once per call.
+    parsed = parse_request(body, dialect.format, cache=state.requests)
     messages = parsed.messages()
     header = request_header(dialect, parsed)
     named = request.headers.get(SESSION_HEADER)
@@ -228,7 +230,8 @@ async def _record(
         model = call.header["config"].get("model")
     answered = answer_of(dialect, items, usage if isinstance(usage, Mapping) else None, model)
     try:
-        units = message_units(call.messages)
+        # Hashing a 200K-token history takes milliseconds: off the event loop.
+        units = await to_thread.run_sync(message_units, call.messages)
         await state.recorder.record(call.session_id, units, call.header, answered)
     except CtxBudgetError as error:
         _log.warning(
