@@ -51,7 +51,7 @@ from ctxbudget.server.upstream import (
     target_url,
 )
 
-__all__ = ["proxy_call"]
+__all__ = ["provider_error", "proxy_call"]
 
 _log = logging.getLogger("ctxbudget.server")
 

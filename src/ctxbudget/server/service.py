@@ -32,7 +32,15 @@ from ctxbudget.server.state import ServerState
 from ctxbudget.summaries import ExtractiveSummarizer
 from ctxbudget.tokens import default_counter, get_counter
 
-__all__ = ["measurement_json", "service_router"]
+__all__ = [
+    "BodyIn",
+    "CompactIn",
+    "CountIn",
+    "EventsIn",
+    "FitIn",
+    "measurement_json",
+    "service_router",
+]
 
 
 class CountIn(BaseModel):
