@@ -77,7 +77,7 @@ def test_sessions_append_measure_and_history(proxy: Proxy) -> None:
     assert measured["total_tokens"] == 520
     session = proxy.session("svc")
     assert [e["seq"] for e in session["history"]] == [0, 1, 2, 3, 4]
-    assert proxy.get("/sessions").json()["sessions"] == ["svc"]
+    assert "svc" in proxy.get("/sessions").json()["sessions"]
     later = proxy.get("/sessions/svc", params={"start": 2}).json()
     assert [e["seq"] for e in later["history"]] == [2, 3, 4]
 
