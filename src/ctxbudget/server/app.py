@@ -88,6 +88,7 @@ def create_app(
             yield
         finally:
             app.state.ctxbudget = None
+            await state.recorder.drain()
             await state.client.aclose()
             state.ledger.close()
 
