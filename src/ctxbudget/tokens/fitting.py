@@ -21,7 +21,7 @@ from ctxbudget.errors import ProfileError
 from ctxbudget.tokens.calibrated import Profile
 from ctxbudget.tokens.features import FEATURE_NAMES, text_features
 
-__all__ = ["DEFAULT_EXPECTILE", "fit_profile"]
+__all__ = ["DEFAULT_EXPECTILE", "fit_profile", "fit_profile_from_usage"]
 
 DEFAULT_EXPECTILE = 0.6
 """Underestimates cost 0.6 / 0.4 = 1.5 times as much as overestimates."""
@@ -67,6 +67,58 @@ def fit_profile(
     )
 
 
+def fit_profile_from_usage(
+    deltas: Iterable[tuple[Sequence[str], int]],
+    *,
+    name: str = "usage",
+    about: str = "",
+    expectile: float = 0.5,
+    floors: Mapping[str, float] | None = None,
+    prior: Profile | None = None,
+    prior_strength: float = 0.0,
+) -> Profile:
+    """A profile fitted to provider-reported usage, for a model whose tokenizer is not
+    public.
+
+    Each delta is ``(texts, growth)``: the texts a conversation gained between two calls
+    (the first call's reply and tool calls, the tool results that came back, a new user
+    message) and how much the reported prompt grew from the first call to the second
+    (input + cache read + cache write tokens). The provider's count of those texts is
+    the growth, so the fit is ``fit_profile``'s over the summed features of each delta.
+    Deltas whose growth is <= 0 (a cache reset, a compaction) or whose texts are empty
+    are skipped. ``expectile`` defaults to 0.5: an unbiased predictor of the provider's
+    figure; raise it for a profile that leans over.
+
+    A few hundred deltas of one kind of traffic cannot pin down every feature, so the
+    fit can be pulled towards a ``prior`` profile (such as ``central``):
+    ``prior_strength`` adds that many times ``(weight - prior weight)^2`` per delta to
+    the squared relative error being minimized (ridge regression towards the prior);
+    features the deltas say little about then keep the prior's weight.
+    """
+    if not 0.0 < expectile < 1.0:
+        raise ProfileError(f"expectile must be between 0 and 1, got {expectile}")
+    lower = _lower_bounds(floors or {})
+    rows = []
+    for texts, growth in deltas:
+        if growth <= 0 or not any(texts):
+            continue
+        summed = [0] * len(FEATURE_NAMES)
+        for text in texts:
+            summed = [a + b for a, b in zip(summed, text_features(text), strict=True)]
+        rows.append([x / growth for x in summed])
+    if not rows:
+        raise ProfileError(
+            "fit_profile_from_usage needs at least one delta with text and a growth > 0"
+        )
+    pull = (prior.weights, prior_strength * len(rows)) if prior is not None else None
+    weights = _expectile_fit(rows, expectile, lower, pull)
+    return Profile(
+        name=name,
+        weights=tuple(weights),
+        about=about or f"fitted to provider usage over {len(rows)} deltas",
+    )
+
+
 def _lower_bounds(floors: Mapping[str, float]) -> list[float]:
     unknown = sorted(set(floors) - set(FEATURE_NAMES))
     if unknown:
@@ -78,8 +130,12 @@ def _lower_bounds(floors: Mapping[str, float]) -> list[float]:
 
 
 def _expectile_fit(
-    rows: Sequence[list[float]], expectile: float, lower: list[float]
+    rows: Sequence[list[float]],
+    expectile: float,
+    lower: list[float],
+    pull: tuple[Sequence[float], float] | None = None,
 ) -> list[float]:
+    """``pull``: (prior weights, strength): a ridge term towards the prior."""
     size = len(FEATURE_NAMES)
     gram_all, target_all = _zeros(size), [0.0] * size
     for row in rows:
@@ -96,6 +152,11 @@ def _expectile_fit(
             expectile * u + (1 - expectile) * (a - u)
             for u, a in zip(target_under, target_all, strict=True)
         ]
+        if pull is not None:
+            prior_weights, strength = pull
+            for i, prior_weight in enumerate(prior_weights):
+                gram[i][i] += strength
+                target[i] += strength * prior_weight
         weights = _bounded_least_squares(gram, target, weights, lower)
         changed = False
         for i, row in enumerate(rows):
