@@ -36,6 +36,7 @@ __all__ = [
     "PROXY_TOKEN_VARIABLE",
     "SESSION_HEADER",
     "Dialect",
+    "MissingExtraError",
     "ServerSettings",
     "SpanSummaryCache",
     "app_from_environment",

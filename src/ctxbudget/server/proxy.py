@@ -50,7 +50,10 @@ from ctxbudget.server.upstream import (
     target_url,
 )
 
-__all__ = ["proxy_call"]
+__all__ = [
+    "provider_error",
+    "proxy_call",
+]
 
 _log = logging.getLogger("ctxbudget.server")
 

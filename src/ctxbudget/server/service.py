@@ -22,7 +22,14 @@ from ctxbudget.server.provider_errors import error_body
 from ctxbudget.server.state import ServerState
 from ctxbudget.tokens import default_counter, get_counter
 
-__all__ = ["measurement_json", "service_router"]
+__all__ = [
+    "BodyIn",
+    "CountIn",
+    "EventsIn",
+    "FitIn",
+    "measurement_json",
+    "service_router",
+]
 
 
 class CountIn(BaseModel):

@@ -45,6 +45,7 @@ __all__ = [
     "ReceivedCall",
     "StubProvider",
     "free_port",
+    "prompt_tokens",
     "serve_in_thread",
     "stub_app",
 ]
