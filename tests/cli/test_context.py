@@ -122,3 +122,11 @@ def test_an_ambiguous_body_says_which_option_to_give(runner: CliRunner, tmp_path
     assert result.stderr.startswith("ctxbudget: error [format_error]: cannot tell")
     assert "--format openai | anthropic | openai-responses" in result.stderr
     assert runner.invoke(main, ["context", str(path), "--format", "anthropic"]).exit_code == 0
+
+
+def test_a_request_can_come_on_standard_input(runner: CliRunner, body_path: Path) -> None:
+    text = body_path.read_text("utf-8")
+    piped = runner.invoke(main, ["context", "-", "--window", "9000", "--json"], input=text)
+    assert piped.exit_code == 0, piped.output
+    from_file = _json(runner, str(body_path), "--window", "9000")
+    assert json.loads(piped.stdout)["input_tokens"] == from_file["input_tokens"]

@@ -61,7 +61,7 @@ def test_context_with_a_model_takes_its_window_reserve_and_price(
 def test_context_warns_when_a_request_nears_a_price_cliff(
     runner: CliRunner, tmp_path: Path
 ) -> None:
-    """Claude Sonnet 4.5 doubles its input price above 200,000 tokens (the seed's cliff)."""
+    """Claude Sonnet 4.5 doubles its input price above 200,000 tokens (docs/models.md)."""
     body = {
         "model": "claude-sonnet-4-5",
         "max_tokens": 1000,

@@ -1,4 +1,5 @@
-"""Real processes: SIGKILL in the middle of a batch, four writers racing on one session."""
+"""Real processes: SIGKILL mid-batch; writers racing on one session, with and without
+expected_revision."""
 
 from __future__ import annotations
 

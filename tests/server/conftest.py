@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,12 +54,10 @@ def stub() -> Iterator[tuple[StubProvider, str]]:
 MakeProxy = Callable[..., Proxy]
 
 
-@pytest.fixture
-def make_proxy(
-    stub: tuple[StubProvider, str], tmp_path: Path, http: httpx.Client
-) -> Iterator[MakeProxy]:
-    """Start a proxy in front of the stub; keyword arguments go to ``ServerSettings``."""
-    _, stub_url = stub
+@contextmanager
+def proxies(stub_url: str, directory: Path, http: httpx.Client) -> Iterator[MakeProxy]:
+    """Starts proxies in front of the stub (keyword arguments go to ``ServerSettings``);
+    stops them all at the end."""
     with ExitStack() as stack:
         count = 0
 
@@ -67,7 +65,7 @@ def make_proxy(
             nonlocal count
             count += 1
             options.setdefault("upstreams", {"openai": stub_url + "/v1", "anthropic": stub_url})
-            options.setdefault("ledger_url", f"sqlite:///{tmp_path}/ledger-{count}.sqlite")
+            options.setdefault("ledger_url", f"sqlite:///{directory}/ledger-{count}.sqlite")
             options.setdefault("budget", BudgetConfig(max_input_tokens=100_000))
             options.setdefault("upstream_timeout_s", 0.5)
             settings = ServerSettings(**options)
@@ -78,6 +76,19 @@ def make_proxy(
 
 
 @pytest.fixture
-def proxy(make_proxy: MakeProxy) -> Proxy:
-    """A proxy with a 100K-token budget in front of the stub."""
-    return make_proxy()
+def make_proxy(
+    stub: tuple[StubProvider, str], tmp_path: Path, http: httpx.Client
+) -> Iterator[MakeProxy]:
+    """Start a proxy of the test's own (its settings as keyword arguments)."""
+    with proxies(stub[1], tmp_path, http) as start:
+        yield start
+
+
+@pytest.fixture(scope="module")
+def proxy(
+    stub: tuple[StubProvider, str], tmp_path_factory: pytest.TempPathFactory, http: httpx.Client
+) -> Iterator[Proxy]:
+    """A proxy with a 100K-token budget in front of the stub, shared by a module's tests
+    (each test uses sessions of its own)."""
+    with proxies(stub[1], tmp_path_factory.mktemp("proxy"), http) as start:
+        yield start()

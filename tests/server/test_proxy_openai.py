@@ -330,3 +330,22 @@ def test_invalid_session_header_is_a_400_in_openai_shape(client: Connect, proxy:
             model="gpt-test", messages=conversation("hi")
         )
     assert bad.value.code == "invalid_session_id"
+
+
+def test_a_client_that_hangs_up_after_the_last_event_still_gets_the_call_logged(
+    proxy: Proxy,
+) -> None:
+    body = {"model": "gpt-test", "messages": conversation("hang up"), "stream": True}
+    headers = {"x-ctxbudget-session": "hung-up", "authorization": f"Bearer {KEY}"}
+    with (
+        httpx.Client(timeout=10) as own,
+        own.stream("POST", proxy.url + "/v1/chat/completions", json=body, headers=headers) as r,
+    ):
+        for line in r.iter_lines():
+            if line == "data: [DONE]":
+                break  # leave at once: the connection closes with the stream
+    history = proxy.session("hung-up")["history"]
+    assert [e["type"] for e in history if "surface_op" in e] == [
+        "user/message",
+        "assistant/message",
+    ]

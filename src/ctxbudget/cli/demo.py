@@ -42,7 +42,8 @@ _BAR = 24
 PROVIDER_COUNTER = "calibrated:cl100k"
 """The tokenizer profile the simulated provider counts with (the meter uses its own)."""
 _COMPACTION = CompactionConfig()
-"""The reference defaults: compact at 80 % of the window, keep 16 % of it verbatim."""
+"""The compaction defaults (docs/compaction.md): compact at 80 % of the window, keep 16 % of it
+verbatim."""
 
 
 @dataclass

@@ -137,7 +137,9 @@ def _report(
 )
 @click.option("-o", "--output", default="-", show_default=True, help="Where to write the body.")
 @click.option("--archive", "archive_dir", default=None, help="Keep stubbed originals in DIR.")
-@click.option("--cost-pressure", is_flag=True, help="Trim harder (the seed's cost pressure).")
+@click.option(
+    "--cost-pressure", is_flag=True, help="Trim harder: the cost-pressure rule of docs/enforce.md."
+)
 @format_option
 @model_option
 @counter_option

@@ -6,6 +6,7 @@ import json
 
 import click
 
+from ctxbudget.cli.exit_codes import ExitCode
 from ctxbudget.cli.inputs import read_events
 from ctxbudget.cli.options import ledger_option
 from ctxbudget.cli.sessions import list_sessions, measure
@@ -70,7 +71,7 @@ def check(ctx: click.Context, session_id: str, ledger_url: str) -> None:
     verdict = "every event folds" if report.ok else f"{len(report.problems)} cannot be folded"
     click.echo(f"session {session_id!r}: {report.events} events, {verdict}")
     if not report.ok:
-        ctx.exit(1)
+        ctx.exit(int(ExitCode.ERROR))
 
 
 measure_alias = click.Command(

@@ -6,14 +6,14 @@ the JSON service answers counts, context breakdowns, fits and session
 measurements. See docs/server.md.
 """
 
-from ctxbudget.errors import MissingExtraError
+from ctxbudget.errors import MissingExtraError as _MissingExtraError
 
 try:
     import fastapi  # noqa: F401
     import httpx  # noqa: F401
     import uvicorn  # noqa: F401
 except ImportError as missing:  # pragma: no cover - depends on the installed extras
-    raise MissingExtraError(
+    raise _MissingExtraError(
         feature="ctxbudget.server", extra="server", module=missing.name or "fastapi"
     ) from None
 

@@ -18,6 +18,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.responses import JSONResponse, Response
 
 from ctxbudget.errors import CtxBudgetError, FormatError
+from ctxbudget.formats import RequestCache
 from ctxbudget.ledger import open_ledger
 from ctxbudget.meter import TokenMeter
 from ctxbudget.server.dialects import DIALECTS, Dialect
@@ -29,6 +30,7 @@ from ctxbudget.server.sessions import SessionRecorder
 from ctxbudget.server.settings import ServerSettings, settings_from_environment
 from ctxbudget.server.state import ServerState
 from ctxbudget.server.summary_cache import SpanSummaryCache
+from ctxbudget.server.windows import ModelWindows
 
 __all__ = ["app_from_environment", "create_app"]
 
@@ -50,6 +52,8 @@ def _open_state(settings: ServerSettings, summarizer: Any, archive: Any) -> Serv
         recorder=SessionRecorder(ledger),
         client=client,
         summaries=summaries,
+        requests=RequestCache(settings.request_cache_bytes),
+        windows=ModelWindows(),
         archive=archive,
     )
 
@@ -69,8 +73,11 @@ def _proxy_endpoint(dialect: Dialect) -> Callable[[Request], Awaitable[Response]
 def create_app(
     settings: ServerSettings | None = None, *, summarizer: Any = None, archive: Any = None
 ) -> FastAPI:
-    """The proxy and service app. ``summarizer`` / ``archive``: for the enforcement
-    ``summarize`` and tool-echo stages (summaries are cached by span content)."""
+    """The proxy and service app. ``summarizer`` (a ``ctxbudget.summaries.Summarizer``,
+    sync or async; default: the one ``[budget] summarizer`` names) and ``archive``
+    (a ``ctxbudget.archives.Archive``; default: a ``FileArchive`` in
+    ``settings.archive_dir`` when set) serve the enforcement's summary and tool-echo
+    stages; summaries are cached by span content."""
     settings = settings if settings is not None else ServerSettings()
 
     @asynccontextmanager
@@ -81,6 +88,7 @@ def create_app(
             yield
         finally:
             app.state.ctxbudget = None
+            await state.recorder.drain()
             await state.client.aclose()
             state.ledger.close()
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+from anyio import to_thread
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
@@ -50,10 +51,7 @@ from ctxbudget.server.upstream import (
     target_url,
 )
 
-__all__ = [
-    "provider_error",
-    "proxy_call",
-]
+__all__ = ["provider_error", "proxy_call"]
 
 _log = logging.getLogger("ctxbudget.server")
 
@@ -90,7 +88,8 @@ async def _prepare(request: Request, raw: bytes, dialect: Dialect, state: Server
             f"{dialect.path} needs an upstream: start the proxy with "
             f"--upstream-{dialect.upstream} URL (or [upstream] {dialect.upstream} in the TOML)"
         )
-    parsed = parse_request(body, dialect.format)
+    # Parsed into the cache enforcement reads, so the body is parsed once per call.
+    parsed = parse_request(body, dialect.format, cache=state.requests)
     messages = parsed.messages()
     header = request_header(dialect, parsed)
     named = request.headers.get(SESSION_HEADER)
@@ -104,9 +103,11 @@ async def _prepare(request: Request, raw: bytes, dialect: Dialect, state: Server
         body,
         state.settings.budget,
         format=dialect.format,  # type: ignore[arg-type]
+        window=state.windows.window(body.get("model")),
         cache_efficiency=view.cache_efficiency,
         summarizer=state.summaries,
         archive=state.archive,
+        cache=state.requests,
     )
     content = raw if enforced.body is body else json.dumps(enforced.body).encode("utf-8")
     return _Call(
@@ -203,11 +204,7 @@ class _LoggingResponse(Response):
         try:
             await super().__call__(scope, receive, send)
         finally:
-            try:
-                async with self._recorder.lock(self._session_id):
-                    await self._logger()
-            finally:
-                self._recorder.done(self._session_id)
+            self._recorder.log_later(self._session_id, self._logger)
 
 
 async def _log_answer(
@@ -229,7 +226,8 @@ async def _record(
         model = call.header["config"].get("model")
     answered = answer_of(dialect, items, usage if isinstance(usage, Mapping) else None, model)
     try:
-        units = message_units(call.messages)
+        # Hashing a 200K-token history takes milliseconds: off the event loop.
+        units = await to_thread.run_sync(message_units, call.messages)
         await state.recorder.record(call.session_id, units, call.header, answered)
     except CtxBudgetError as error:
         _log.warning(
@@ -246,36 +244,37 @@ async def _relay(
     """The answer's bytes as they arrive; the call is logged once the stream completes.
 
     Each chunk is read for events before it is passed on (no byte waits for more
-    than that); the call is expected before the chunk that completes the answer
-    goes out, as ``_LoggingResponse`` does.
+    than that). The chunk that completes the answer starts the logging, in a task
+    of its own, before it goes out: the client may hang up as soon as it has it.
     """
-    reader, collector = SSEReader(), dialect.new_stream()
-    recorder, expected = state.recorder, False
+    reader, collector, logging = SSEReader(), dialect.new_stream(), False
     try:
-        try:
-            async for chunk in response.aiter_raw():
-                _follow(reader, collector, chunk)
-                if collector.complete and not expected:
-                    recorder.expect(call.session_id)
-                    expected = True
-                yield chunk
-        except httpx.HTTPError as exc:
-            _log.warning("ctxbudget proxy: upstream stream broke off (%s)", type(exc).__name__)
-            yield _stream_error(dialect)
-            return
-        finally:
-            await response.aclose()
-        for event in reader.close():
-            collector.take(event)
-        if collector.complete:
-            items, usage = collector.result()
-            async with recorder.lock(call.session_id):
-                await _record(dialect, state, call, items, usage, None)
-    except (FormatError, KeyError, TypeError, ValueError) as exc:
-        _log.warning("ctxbudget proxy: stream of %s not logged: %s", call.session_id, exc)
+        async for chunk in response.aiter_raw():
+            _follow(reader, collector, chunk)
+            if collector.complete and not logging:
+                logging = True
+                _log_stream(collector, dialect, state, call)
+            yield chunk
+    except httpx.HTTPError as exc:
+        _log.warning("ctxbudget proxy: upstream stream broke off (%s)", type(exc).__name__)
+        yield _stream_error(dialect)
     finally:
-        if expected:
-            recorder.done(call.session_id)
+        await response.aclose()
+
+
+def _log_stream(
+    collector: StreamCollector, dialect: Dialect, state: ServerState, call: _Call
+) -> None:
+    items, usage = collector.result()
+
+    async def log() -> None:
+        try:
+            await _record(dialect, state, call, items, usage, None)
+        except (FormatError, KeyError, TypeError, ValueError) as exc:
+            _log.warning("ctxbudget proxy: stream of %s not logged: %s", call.session_id, exc)
+
+    state.recorder.expect(call.session_id)
+    state.recorder.log_later(call.session_id, log)
 
 
 def _follow(reader: SSEReader, collector: StreamCollector, chunk: bytes) -> None:

@@ -13,6 +13,15 @@ from anyio import to_thread
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
+from ctxbudget.archives import LedgerArchive
+from ctxbudget.compaction import (
+    Compacted,
+    CompactionConfig,
+    CompactionOutcome,
+    CompactionStalled,
+    Compactor,
+    NotNeeded,
+)
 from ctxbudget.enforce import enforce_budget_async
 from ctxbudget.errors import BudgetExceeded, SessionNotFoundError
 from ctxbudget.formats import meter_request, parse_request
@@ -20,10 +29,12 @@ from ctxbudget.ledger import check_session_id
 from ctxbudget.meter import Measurement
 from ctxbudget.server.provider_errors import error_body
 from ctxbudget.server.state import ServerState
+from ctxbudget.summaries import ExtractiveSummarizer
 from ctxbudget.tokens import default_counter, get_counter
 
 __all__ = [
     "BodyIn",
+    "CompactIn",
     "CountIn",
     "EventsIn",
     "FitIn",
@@ -40,10 +51,11 @@ class CountIn(BaseModel):
 
 
 class BodyIn(BaseModel):
-    """A provider request body and its format (``openai``, ``anthropic``, ...)."""
+    """A provider request body and its format (``openai``, ``anthropic``,
+    ``openai-responses``; detected from the body when left out)."""
 
     body: dict[str, Any]
-    format: str = "openai"
+    format: str | None = None
 
 
 class FitIn(BodyIn):
@@ -52,6 +64,15 @@ class FitIn(BodyIn):
     max_input_tokens: int | None = Field(None, ge=0)
     cache_efficiency: float | None = Field(None, ge=0, le=1)
     cost_pressure: bool = False
+
+
+class CompactIn(BaseModel):
+    """How to compact: now (the span compaction would choose), or only ``if_needed``
+    (at the threshold); ``retain_tokens`` of newest history stay verbatim."""
+
+    if_needed: bool = False
+    retain_tokens: int | None = Field(None, ge=0)
+    threshold_ratio: float | None = Field(None, gt=0, le=1)
 
 
 class EventsIn(BaseModel):
@@ -89,6 +110,13 @@ def _state(request: Request) -> ServerState:
 def service_router() -> APIRouter:
     """The service's routes (the app adds the guards and the error handler)."""
     router = APIRouter()
+    _add_request_routes(router)
+    _add_session_routes(router)
+    return router
+
+
+def _add_request_routes(router: APIRouter) -> None:
+    """Count, context, fit: over one body, no session involved."""
 
     @router.post("/count", tags=["service"])
     async def count(given: CountIn) -> dict[str, Any]:
@@ -99,9 +127,10 @@ def service_router() -> APIRouter:
     @router.post("/context", tags=["service"])
     async def context(given: BodyIn) -> dict[str, Any]:
         """The request's estimated tokens per segment (system, tools, conversation, pending)."""
-        meter = meter_request(parse_request(given.body, given.format))
+        parsed = parse_request(given.body, given.format)
+        meter = meter_request(parsed)
         segments = {usage.segment: usage.tokens for usage in meter.segments()}
-        return {"format": given.format, "segments": segments, "total_tokens": meter.total()}
+        return {"format": parsed.format, "segments": segments, "total_tokens": meter.total()}
 
     @router.post("/fit", tags=["service"])
     async def fit(given: FitIn, request: Request) -> dict[str, Any]:
@@ -127,6 +156,10 @@ def service_router() -> APIRouter:
             "estimate_after": done.estimate_after,
             "body": done.body,
         }
+
+
+def _add_session_routes(router: APIRouter) -> None:
+    """Sessions in the ledger: list, read, measure, append, compact."""
 
     @router.get("/sessions", tags=["sessions"])
     async def sessions(request: Request) -> dict[str, Any]:
@@ -161,7 +194,35 @@ def service_router() -> APIRouter:
             revision = await to_thread.run_sync(state.ledger.revision, session_id)
         return {"seqs": seqs, "revision": revision}
 
-    return router
+    @router.post("/sessions/{session_id}/compact", tags=["sessions"])
+    async def compact(session_id: str, given: CompactIn, request: Request) -> dict[str, Any]:
+        """Archive the session's oldest span and replace it by an extractive summary
+        (docs/compaction.md); the originals stay addressable in the ledger."""
+        state = _state(request)
+        await _measure(state, session_id)  # 404 for a session with no events
+        async with state.recorder.lock(session_id):
+            return await to_thread.run_sync(_compact, state, session_id, given)
+
+
+def _compact(state: ServerState, session_id: str, given: CompactIn) -> dict[str, Any]:
+    defaults = CompactionConfig()
+    config = CompactionConfig(
+        threshold_ratio=given.threshold_ratio or defaults.threshold_ratio,
+        retain_tokens=given.retain_tokens,
+    )
+    archive = LedgerArchive.per_session(state.ledger)
+    compactor = Compactor(state.ledger, state.meter, ExtractiveSummarizer(), archive, config)
+    if given.if_needed:
+        return _outcome_json(compactor.compact_if_needed(session_id))
+    span = compactor.select_range(session_id)
+    if span is None:
+        return {"outcome": "nothing_to_compact"}
+    return _outcome_json(compactor.compact_region(session_id, span.start_seq, span.end_seq))
+
+
+def _outcome_json(outcome: CompactionOutcome) -> dict[str, Any]:
+    kind = {Compacted: "compacted", NotNeeded: "not_needed", CompactionStalled: "stalled"}
+    return {"outcome": kind[type(outcome)], **asdict(outcome)}
 
 
 async def _measure(state: ServerState, session_id: str) -> dict[str, Any]:

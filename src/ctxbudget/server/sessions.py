@@ -16,7 +16,7 @@ import hashlib
 import json
 import weakref
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final
 
 from anyio import to_thread
@@ -69,6 +69,7 @@ class SessionRecorder:
         self._bytes = 0
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._pending: dict[str, tuple[int, asyncio.Event]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
 
     def expect(self, session_id: str) -> None:
         """A call of ``session_id`` will be logged soon."""
@@ -83,6 +84,27 @@ class SessionRecorder:
             return
         del self._pending[session_id]
         settled.set()
+
+    def log_later(self, session_id: str, work: Callable[[], Awaitable[None]]) -> None:
+        """Run ``work`` (the logging of an expected call) in a task of its own, under the
+        session's lock, then mark the call ``done``: no client that hangs up, and no
+        cancelled response, can stop a call that completed upstream from being logged."""
+
+        async def run() -> None:
+            try:
+                async with self.lock(session_id):
+                    await work()
+            finally:
+                self.done(session_id)
+
+        task = asyncio.get_running_loop().create_task(run())
+        self._tasks.add(task)  # the loop keeps only weak references to its tasks
+        task.add_done_callback(self._tasks.discard)
+
+    async def drain(self) -> None:
+        """Wait for every call being logged (at shutdown)."""
+        while self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
 
     async def settled(self, session_id: str) -> None:
         """Wait until every call expected so far for ``session_id`` is logged."""

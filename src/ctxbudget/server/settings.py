@@ -14,6 +14,8 @@ An agent's TOML file may hold the proxy's settings beside its ``[budget]`` table
     upstream_timeout_s = 600
     context_window = 200000
     summary_cache_bytes = 8388608
+    request_cache_bytes = 67108864
+    archive_dir = ".ctxbudget/archive"
 
 Worker processes started by uvicorn get the settings through one environment
 variable (``SETTINGS_VARIABLE``); the tokens are read from their own variables
@@ -73,6 +75,9 @@ class ServerSettings:
     ``upstream_timeout_s`` / ``connect_timeout_s``: how long an upstream may take.
     ``context_window``: the capacity session measurements are classified against.
     ``summary_cache_bytes``: room for cached summaries of re-sent spans.
+    ``request_cache_bytes``: room for the enforcement's parsed and priced messages.
+    ``archive_dir``: where stubbed tool outputs and summarized spans are kept
+    (``FileArchive``); empty: nowhere (stubs then say the original is unavailable).
     ``api_token`` / ``proxy_token``: see ``API_TOKEN_VARIABLE``, ``PROXY_TOKEN_VARIABLE``.
     """
 
@@ -84,6 +89,8 @@ class ServerSettings:
     connect_timeout_s: float = 10.0
     context_window: int = DEFAULT_CONTEXT_WINDOW
     summary_cache_bytes: int = 8 * _MiB
+    request_cache_bytes: int = 64 * _MiB
+    archive_dir: str = ""
     api_token: str | None = field(default=None, repr=False)
     proxy_token: str | None = field(default=None, repr=False)
 
@@ -97,7 +104,16 @@ class ServerSettings:
                     f"upstream {name} must be an http:// or https:// URL, not {url!r}"
                 )
         object.__setattr__(self, "upstreams", MappingProxyType(dict(self.upstreams)))
-        for key in ("max_body_bytes", "context_window", "summary_cache_bytes"):
+        if not isinstance(self.archive_dir, str):
+            raise ConfigError(
+                f"server setting archive_dir must be a path, not {self.archive_dir!r}"
+            )
+        for key in (
+            "max_body_bytes",
+            "context_window",
+            "summary_cache_bytes",
+            "request_cache_bytes",
+        ):
             value = getattr(self, key)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ConfigError(f"server setting {key} must be a positive integer, not {value!r}")
@@ -123,6 +139,8 @@ _SERVER_KEYS: Final = (
     "connect_timeout_s",
     "context_window",
     "summary_cache_bytes",
+    "request_cache_bytes",
+    "archive_dir",
 )
 
 

@@ -7,18 +7,25 @@ from typing import Any
 
 import httpx
 
+from ctxbudget.formats import RequestCache
 from ctxbudget.ledger import Ledger
 from ctxbudget.meter import TokenMeter
 from ctxbudget.server.sessions import SessionRecorder
 from ctxbudget.server.settings import ServerSettings
 from ctxbudget.server.summary_cache import SpanSummaryCache
+from ctxbudget.server.windows import ModelWindows
 
 __all__ = ["ServerState"]
 
 
 @dataclass(frozen=True, slots=True)
 class ServerState:
-    """The process's parts; built when the app starts, closed when it stops."""
+    """The process's parts; built when the app starts, closed when it stops.
+
+    ``requests`` is the enforcement's cache of parsed and priced messages, bounded
+    by ``settings.request_cache_bytes``; ``summaries`` caches summaries of re-sent
+    spans; ``windows`` remembers each model's context window.
+    """
 
     settings: ServerSettings
     ledger: Ledger
@@ -26,4 +33,6 @@ class ServerState:
     recorder: SessionRecorder
     client: httpx.AsyncClient
     summaries: SpanSummaryCache | None
+    requests: RequestCache
+    windows: ModelWindows
     archive: Any = None

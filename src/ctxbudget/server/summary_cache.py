@@ -18,10 +18,7 @@ from typing import Any
 
 from ctxbudget.content import Message, message_to_json
 
-__all__ = [
-    "SpanSummaryCache",
-    "span_key",
-]
+__all__ = ["SpanSummaryCache", "span_key"]
 
 
 def _plain(value: Any) -> Any:
