@@ -36,7 +36,6 @@ __all__ = [
     "PROXY_TOKEN_VARIABLE",
     "SESSION_HEADER",
     "Dialect",
-    "MissingExtraError",
     "ServerSettings",
     "SpanSummaryCache",
     "app_from_environment",
