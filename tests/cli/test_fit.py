@@ -66,7 +66,7 @@ def test_archived_originals_are_listed_and_can_be_shown(
     runner: CliRunner, body_path: Path, tmp_path: Path
 ) -> None:
     archive = tmp_path / "originals"
-    args = ["fit", str(body_path), "--max-input", "2000", "--archive", str(archive)]
+    args = ["fit", str(body_path), "--max-input", "2500", "--archive", str(archive)]
     result = runner.invoke(main, args)
     assert result.exit_code == 0, result.output
     locators = [
