@@ -26,15 +26,16 @@ import argparse
 import json
 import random
 import statistics
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from ctxbudget.enforce import BudgetConfig, enforce_budget
+from ctxbudget.errors import CtxBudgetError
 from ctxbudget.formats import FormatName, RequestCache
 from ctxbudget.tokens import CachingCounter, CJKCounter, TokenCounter, default_counter
+from ctxbudget.transcripts import read_transcript
 
 PHRASE = (
     "the agent reads the contract and checks every amount against the ledger before it "
@@ -96,21 +97,26 @@ AGENT_OUTPUT_CHARS = 6_500
 
 def agent_texts() -> tuple[list[str], list[str], list[str]]:
     """Tool outputs, tool-call arguments and assistant texts of real runs (read, not kept)."""
-    sys.path.insert(0, str(Path(__file__).parent))
-    from real_traffic import _result_content, calls_of, stream_events
-
     outputs: list[str] = []
     arguments: list[str] = []
     replies: list[str] = []
     for path in sorted((TRANSCRIPTS / "reports").glob("*_RESPONSE.md")):
-        for call in calls_of(stream_events(path)):
-            replies += [b["text"] for b in call.blocks if b.get("type") == "text" and b["text"]]
-            arguments += [b["arguments"] for b in call.blocks if b.get("type") == "tool-call"]
-            for result in call.results:
-                text = "".join(c.get("text", "") for c in _result_content(result))
-                if text:
-                    outputs.append(text[:AGENT_OUTPUT_CHARS])
-    if not outputs:
+        try:
+            sessions = read_transcript(path)
+        except CtxBudgetError:
+            continue
+        for session in sessions:
+            for event in session.events:
+                data = event["data"]
+                blocks = data.get("content", [])
+                if event["type"] == "tool/result":
+                    text = "".join(b.get("text", "") for b in blocks if isinstance(b, dict))
+                    if text:
+                        outputs.append(text[:AGENT_OUTPUT_CHARS])
+                elif event["type"] == "assistant/message":
+                    replies += [b["text"] for b in blocks if b.get("type") == "text" and b["text"]]
+                    arguments += [b["arguments"] for b in blocks if b.get("type") == "tool-call"]
+    if not outputs or not replies or not arguments:
         raise SystemExit(f"no transcripts under {TRANSCRIPTS}; use --text synthetic")
     return outputs, arguments, replies
 

@@ -1,7 +1,9 @@
 """measure() after one append: 100-node vs 10,000-node sessions, side by side.
 
 The reference meter copies every node on every measure (O(surface)); ours shares
-the node vector between snapshots, so the two columns should be close.
+the node vector between snapshots, so the two columns should be close. Then one
+meter measures 5,000 sessions: the folds it keeps stay within its byte budget
+(traced allocations beside the meter's own estimate).
 
     .venv/bin/python benchmarks/meter_scaling.py
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 import statistics
 import tempfile
 import time
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
@@ -64,11 +67,34 @@ def run(name: str, make: Callable[[], Ledger]) -> None:
     )
 
 
+def many_sessions(sessions: int = 5_000, budget: int = 2 * 1024 * 1024) -> None:
+    """Traced memory the meter holds after measuring many 20-node sessions."""
+    ledger = MemoryLedger()
+    for n in range(sessions):
+        ledger.append_many(f"m{n}", [user(i) for i in range(20)])
+    for limit in (budget, 64 * budget):
+        meter = TokenMeter(
+            ledger, Chars4Counter(), 1_000_000, SEED_OVERHEADS, fold_cache_bytes=limit
+        )
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        for n in range(sessions):
+            meter.measure(f"m{n}")
+        held = tracemalloc.get_traced_memory()[0] - before
+        tracemalloc.stop()
+        print(
+            f"{sessions:,} sessions, fold budget {limit / 2**20:5.0f} MiB: "
+            f"{meter.cached_sessions:>5,} folds kept, estimate {meter.cached_bytes / 2**20:5.2f} "
+            f"MiB, traced {held / 2**20:5.2f} MiB"
+        )
+
+
 def main() -> None:
     print(f"measure() after one append, median of {ROUNDS} rounds (chars4 seed mode)")
     run("memory", MemoryLedger)
     with tempfile.TemporaryDirectory() as tmp:
         run("sqlite", lambda: SQLiteLedger(Path(tmp) / "bench.sqlite3"))
+    many_sessions()
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import codecs
+import collections
 import gzip
 import hashlib
 import importlib.util
@@ -30,6 +31,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 CHUNK = 6000
@@ -393,3 +395,292 @@ def _kind_samples(kind: str, reader: Callable[[str], str], paths: list[str]) -> 
         if len(picked) >= PER_KIND:
             break
     return picked[:PER_KIND]
+
+
+# -- text agents send -------------------------------------------------------------------------
+
+TRANSCRIPTS = SHARED / "corpus/transcripts"
+AGENT_KINDS = ("tool_output", "tool_args", "assistant")
+# Agents whose sessions are never fitted on: the check sees agents the fit did not.
+UNSEEN_AGENTS = ("openhands", "letta-agent-file", "specstory-globalpose-zh")
+PER_AGENT_KIND = 60
+MIN_SESSIONS = 4
+
+
+def _json_text(value: object) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _content_text(content: object) -> str:
+    """The text of a message ``content``: a string or a list of blocks."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            _content_text(c.get("text", c.get("content", "")))
+            for c in content
+            if isinstance(c, dict)
+        )
+    return ""
+
+
+def _stream_json_pieces(path: Path) -> Iterator[tuple[str, str]]:
+    """(kind, text) of a Claude Code ``*_RESPONSE.md`` (stream-json events)."""
+    text = path.read_text(encoding="utf-8")
+    if "## Raw JSON Output" not in text:
+        return
+    body = text[text.index("```json", text.index("## Raw JSON Output")) :].split("\n", 2)[2]
+    document, _ = json.JSONDecoder().raw_decode(body)
+    for event in document.get("_RESPONSE", []) if isinstance(document, dict) else []:
+        content = event.get("message", {}).get("content")
+        for block in content if isinstance(content, list) else []:
+            kind = block.get("type")
+            if kind == "text" or kind == "thinking":
+                yield "assistant", block.get(kind, "")
+            elif kind == "tool_use":
+                yield "tool_args", json.dumps(block.get("input", {}), ensure_ascii=False)
+            elif kind == "tool_result":
+                yield "tool_output", _content_text(block.get("content", ""))
+
+
+def _message_pieces(node: object) -> Iterator[tuple[str, str]]:
+    """(kind, text) of any JSON transcript made of role/content messages and tool calls
+    (OpenAI-style, SWE-agent, OpenHands, Letta), found by walking the document."""
+    if isinstance(node, list):
+        for item in node:
+            yield from _message_pieces(item)
+        return
+    if isinstance(node, dict):
+        yield from _dict_pieces(node)
+        for value in node.values():
+            if isinstance(value, dict | list):
+                yield from _message_pieces(value)
+
+
+def _dict_pieces(node: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    role = node.get("role")
+    if role in ("assistant", "tool", "function") or node.get("message_type") == "observation":
+        kind = "assistant" if role == "assistant" else "tool_output"
+        yield kind, _content_text(node.get("content", ""))
+    for call in node.get("tool_calls") or []:
+        if isinstance(call, dict):
+            yield "tool_args", _json_text(call.get("function", {}).get("arguments", ""))
+    for key in ("observation", "thought"):
+        if isinstance(node.get(key), str):
+            yield ("assistant" if key == "thought" else "tool_output"), node[key]
+
+
+def _specstory_pieces(path: Path) -> Iterator[tuple[str, str]]:
+    """(kind, text) of a SpecStory Markdown export: ``<tool-use>`` blocks are tool
+    traffic, the rest is the conversation."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    for i, part in enumerate(text.replace("</tool-use>", "<tool-use").split("<tool-use")):
+        yield ("tool_output" if i % 2 else "assistant"), part
+
+
+def _sharegpt_pieces(path: Path) -> Iterator[tuple[str, str]]:
+    with path.open(encoding="utf-8") as lines:
+        for line in lines:
+            for turn in json.loads(line).get("conversations", []):
+                if turn.get("from") == "gpt":
+                    yield "assistant", turn.get("value", "")
+
+
+def _sessions() -> Iterator[tuple[str, Path, Callable[[Path], Iterator[tuple[str, str]]]]]:
+    """(agent, session file, reader) for every transcript the readers understand."""
+
+    def json_reader(path: Path) -> Iterator[tuple[str, str]]:
+        raw = path.read_text(encoding="utf-8")
+        if path.suffix == ".jsonl":
+            yield from _message_pieces([json.loads(line) for line in raw.splitlines() if line])
+        else:
+            yield from _message_pieces(json.loads(raw))
+
+    for agent_dir in sorted(TRANSCRIPTS.iterdir()) if TRANSCRIPTS.is_dir() else []:
+        agent = agent_dir.name
+        for path in sorted(agent_dir.rglob("*")):
+            if agent == "claude-code-vecsum" and path.name.endswith("_RESPONSE.md"):
+                yield agent, path, _stream_json_pieces
+            elif agent.startswith("specstory") and path.suffix == ".md":
+                yield agent, path, _specstory_pieces
+            elif agent == "sharegpt-zh" and path.suffix == ".jsonl":
+                yield agent, path, _sharegpt_pieces
+            elif agent in ("openhands", "swe-agent", "letta-agent-file") and path.suffix in (
+                ".json",
+                ".jsonl",
+                ".traj",
+                ".af",
+            ):
+                yield agent, path, json_reader
+
+
+def agent_text(split: str) -> list[Sample]:
+    """Text agents send, by kind (``agent_tool_output``, ``agent_tool_args``,
+    ``agent_assistant``), from the transcripts of ../shared.
+
+    Sessions (files) are split by a hash of their path (pieces, for an agent with fewer
+    than ``MIN_SESSIONS`` sessions); the agents of ``UNSEEN_AGENTS``
+    are only ever in ``"check"``. Each piece (a tool result, the arguments of one call,
+    one assistant message) is cut into chunks of at most ``CHUNK`` characters; at most
+    ``PER_AGENT_KIND`` chunks per agent and kind, taken across its sessions.
+    """
+    sessions = list(_sessions())
+    per_agent = collections.Counter(agent for agent, _, _ in sessions)
+    taken: dict[tuple[str, str], list[Sample]] = {}
+    for agent, path, reader in sessions:
+        for i, (kind, text) in enumerate(reader(path)):
+            # An agent with few sessions is split by piece, else by session.
+            key = str(path) if per_agent[agent] >= MIN_SESSIONS else f"{path}:{i}"
+            if (split == "check") != (agent in UNSEEN_AGENTS or _half(key) == "check"):
+                continue
+            bucket = taken.setdefault((agent, kind), [])
+            for chunk in _chunks(text, CHUNK) if len(text.strip()) >= 20 else ():
+                bucket.append(
+                    {"category": f"agent_{kind}", "source": f"{agent}:{path.name}", "text": chunk}
+                )
+    samples: list[Sample] = []
+    for bucket in taken.values():
+        rng = random.Random(len(bucket))
+        samples.extend(rng.sample(bucket, min(PER_AGENT_KIND, len(bucket))))
+    return samples
+
+
+# -- every script, and text made to fool a counter --------------------------------------------
+
+# Languages whose scripts the dev corpus lacks, read from translation catalogs (.mo).
+LOCALES = (
+    "ar",
+    "fa",
+    "he",
+    "hi",
+    "bn",
+    "ta",
+    "te",
+    "th",
+    "lo",
+    "km",
+    "my",
+    "bo",
+    "ka",
+    "hy",
+    "am",
+    "si",
+    "ko",
+    "el",
+    "ru",
+    "uk",
+    "vi",
+    "pa",
+    "gu",
+    "ml",
+    "kn",
+)
+PER_LOCALE = 12
+
+
+def locale_text(split: str) -> list[Sample]:
+    """Translated messages of installed packages (``/usr/share/locale/*/LC_MESSAGES``),
+    about ``PER_LOCALE`` chunks a language, catalogs split by a hash of their path."""
+    import gettext
+
+    samples: list[Sample] = []
+    for lang in LOCALES:
+        taken = 0
+        for path in sorted(Path(f"/usr/share/locale/{lang}/LC_MESSAGES").glob("*.mo")):
+            if _half(str(path)) != split or taken >= PER_LOCALE:
+                continue
+            try:
+                with path.open("rb") as f:
+                    catalog = gettext.GNUTranslations(f)._catalog  # type: ignore[attr-defined]
+            except (OSError, UnicodeDecodeError, gettext.error):  # type: ignore[attr-defined]
+                continue
+            text = "\n".join(str(v) for k, v in catalog.items() if k and isinstance(v, str))
+            for chunk in list(_chunks(text, CHUNK))[:3]:
+                if len(chunk.strip()) >= 50 and taken < PER_LOCALE:
+                    samples.append(
+                        {"category": f"locale_{lang}", "source": str(path), "text": chunk}
+                    )
+                    taken += 1
+    return samples
+
+
+def _random_text(rng: random.Random, first: int, last: int, size: int) -> str:
+    return "".join(chr(rng.randrange(first, last + 1)) for _ in range(size))
+
+
+def _soups(rng: random.Random) -> Iterator[str]:
+    """Random characters of one Unicode block (assigned or not), with or without spaces."""
+    for _ in range(PER_KIND * 3):
+        start = (
+            rng.choice(
+                [
+                    rng.randrange(0x80, 0x3000),
+                    rng.randrange(0x80, 0xFFFF),
+                    rng.randrange(0x10000, 0x30000),
+                ]
+            )
+            & ~0x7F
+        )
+        if 0xD800 <= start < 0xE000:
+            continue
+        text = _random_text(rng, start, start + 0x7F, rng.randrange(1, 2000))
+        if rng.random() < 0.4:
+            words = [text[i : i + rng.randrange(2, 9)] for i in range(0, len(text), 8)]
+            text = " ".join(words)
+        yield text
+
+
+def _patterns(rng: random.Random) -> Iterator[str]:
+    """Runs of whitespace, repeated short patterns, encodings, piled-up combining marks."""
+    alphabets = [
+        "abcdefghijklmnopqrstuvwxyz",
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+        "0123456789",
+        "0123456789abcdef",
+        "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~",
+        " \t\n\r",
+        string_letters := "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+        string_letters + "0123456789+/",
+    ]
+    for _ in range(PER_KIND * 2):
+        size = rng.randrange(1, 30000)
+        roll = rng.randrange(5)
+        if roll == 0:  # a run of one character, or of a short pattern
+            unit = "".join(
+                rng.choice(
+                    [
+                        rng.choice(" \t\n\r"),
+                        chr(rng.randrange(0x20, 0x7F)),
+                        chr(rng.randrange(0x80, 0x3000)),
+                    ]
+                )
+                for _ in range(rng.randrange(1, 5))
+            )
+            yield unit * (size // len(unit) + 1)
+        elif roll == 1:
+            alphabet = rng.choice(alphabets)
+            yield "".join(rng.choice(alphabet) for _ in range(min(size, 8000)))
+        elif roll == 2:
+            yield base64.b64encode(rng.randbytes(min(size, 6000))).decode()
+        elif roll == 3:
+            yield rng.randbytes(min(size, 4000)).hex()
+        else:  # zalgo
+            yield "".join(
+                chr(rng.randrange(0x61, 0x7B))
+                + _random_text(rng, 0x300, 0x36F, rng.randrange(0, 20))
+                for _ in range(min(size, 400))
+            )
+
+
+def adversarial_text(split: str) -> list[Sample]:
+    """Generated text no vocabulary merges: random characters of every block, runs of
+    whitespace, repeated patterns, random letters, base64, hex, zalgo."""
+    rng = random.Random(11 if split == "fit" else 12)
+    samples = [
+        {"category": "adversarial_soup", "source": "generated", "text": t} for t in _soups(rng)
+    ]
+    samples += [
+        {"category": "adversarial_pattern", "source": "generated", "text": t}
+        for t in _patterns(rng)
+    ]
+    return samples

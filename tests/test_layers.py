@@ -23,7 +23,16 @@ ALLOWED = {
     "meter": {"errors", "kernel", "content", "tokens", "ledger"},
     "summaries": {"errors", "kernel", "content", "tokens"},
     "archives": {"errors", "kernel", "content", "ledger"},
-    "enforce": {"errors", "kernel", "content", "tokens", "formats", "summaries", "archives"},
+    "enforce": {
+        "errors",
+        "kernel",
+        "content",
+        "tokens",
+        "formats",
+        "summaries",
+        "archives",
+        "models",
+    },
     "compaction": {
         "errors",
         "kernel",

@@ -20,6 +20,19 @@ def ledger_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'ledger.sqlite3'}"
 
 
+RESPONSES_BODY: dict[str, Any] = {
+    "model": "gpt-4.1",
+    "instructions": "You are a careful coding agent.",
+    "max_output_tokens": 2000,
+    "input": [
+        {"role": "user", "content": "List the files, then read main.py. 然后告诉我它做什么。"},
+        {"type": "function_call", "call_id": "fc_1", "name": "ls", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "fc_1", "output": "main.py\nutil.py"},
+    ],
+}
+"""An OpenAI Responses body: instructions, a function call and its output."""
+
+
 def tool_heavy_body(turns: int = 6, output_chars: int = 3000) -> dict[str, Any]:
     """An OpenAI Chat body with ``turns`` tool round trips of long outputs."""
     messages: list[dict[str, Any]] = [{"role": "system", "content": "## Identity\nbe brief"}]

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from ctxbudget.cli import main
 from ctxbudget.formats import meter_request, parse_request
 from ctxbudget.tokens import get_counter
-from tests.cli.conftest import tool_heavy_body
+from tests.cli.conftest import RESPONSES_BODY, tool_heavy_body
 
 
 def _json(runner: CliRunner, *args: str) -> dict[str, object]:
@@ -102,3 +102,31 @@ def test_meter_is_an_alias_of_context(runner: CliRunner, body_path: Path) -> Non
         runner.invoke(main, ["meter", *args]).stdout
         == runner.invoke(main, ["context", *args]).stdout
     )
+
+
+def test_a_responses_body_is_detected_and_metered(runner: CliRunner, tmp_path: Path) -> None:
+    path = tmp_path / "responses.json"
+    path.write_text(json.dumps(RESPONSES_BODY), "utf-8")
+    shown = _json(runner, str(path), "--window", "16000")
+    assert shown["format"] == "openai-responses"
+    assert shown["output_reserve"] == 2000
+    assert {s["segment"] for s in shown["segments"]} >= {"system", "pending"}  # type: ignore[attr-defined]
+
+
+def test_an_ambiguous_body_says_which_option_to_give(runner: CliRunner, tmp_path: Path) -> None:
+    path = tmp_path / "either.json"
+    body = {"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]}
+    path.write_text(json.dumps(body), "utf-8")
+    result = runner.invoke(main, ["context", str(path)])
+    assert result.exit_code == 1
+    assert result.stderr.startswith("ctxbudget: error [format_error]: cannot tell")
+    assert "--format openai | anthropic | openai-responses" in result.stderr
+    assert runner.invoke(main, ["context", str(path), "--format", "anthropic"]).exit_code == 0
+
+
+def test_a_request_can_come_on_standard_input(runner: CliRunner, body_path: Path) -> None:
+    text = body_path.read_text("utf-8")
+    piped = runner.invoke(main, ["context", "-", "--window", "9000", "--json"], input=text)
+    assert piped.exit_code == 0, piped.output
+    from_file = _json(runner, str(body_path), "--window", "9000")
+    assert json.loads(piped.stdout)["input_tokens"] == from_file["input_tokens"]

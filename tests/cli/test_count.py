@@ -10,7 +10,7 @@ from ctxbudget.cli import main
 from ctxbudget.tokens import default_counter
 
 
-def test_count_with_the_seed_counters(runner: CliRunner, tmp_path: Path) -> None:
+def test_count_with_the_heuristic_counters(runner: CliRunner, tmp_path: Path) -> None:
     path = tmp_path / "t.txt"
     path.write_text("你好世界 hello", "utf-8")
     result = runner.invoke(main, ["count", str(path), "--counter", "cjk", "--counter", "chars4"])

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from click.testing import CliRunner
 
 from ctxbudget.cli import main
@@ -14,6 +17,10 @@ def test_demo_shows_every_part_of_the_main_job(runner: CliRunner, ledger_url: st
     assert result.exit_code == 0, result.output
     for part in (
         "Pressure, call by call",
+        "↳ compaction:",
+        "originals archived at ledger:turns:",
+        "An original, retrieved from the archive",
+        "all of it: ctxbudget archive 'ledger:turns:",
         "A request that cannot fit",
         "[budget_exceeded]",
         "as /context shows it",
@@ -22,6 +29,8 @@ def test_demo_shows_every_part_of_the_main_job(runner: CliRunner, ledger_url: st
         assert part in result.output, part
     calls = sum(len(turn.calls) for turn in SCRIPT)
     assert f"{calls} calls" in result.output
+    output = " ".join(result.output.split())
+    assert output.count("↳ compaction:") == 1  # once, at the threshold: it then converges
 
 
 def test_demo_logs_a_new_session_each_run(runner: CliRunner, ledger_url: str) -> None:
@@ -37,9 +46,27 @@ def test_demo_logs_a_new_session_each_run(runner: CliRunner, ledger_url: str) ->
 
 
 def test_demo_session_can_be_charted_afterwards(runner: CliRunner, ledger_url: str) -> None:
+    """The demo's session is an ordinary ledger session: history charts it, and the
+    compaction is in it as the vocabulary's three events."""
     runner.invoke(main, ["demo", "--ledger", ledger_url])
+    with open_ledger(ledger_url) as store:
+        types = [e.type for e in store.events("demo-1")]
+    assert types.count("compaction/start") == types.count("compaction/end") == 1
     result = runner.invoke(
         main, ["session", "history", "demo-1", "--ledger", ledger_url, "--window", "8192"]
     )
     assert result.exit_code == 0, result.output
     assert "anchored calls" in result.output
+
+
+def test_demo_can_save_its_last_request_for_context_and_fit(
+    runner: CliRunner, ledger_url: str, tmp_path: Path
+) -> None:
+    saved = tmp_path / "last.json"
+    result = runner.invoke(main, ["demo", "--ledger", ledger_url, "--save-request", str(saved)])
+    assert result.exit_code == 0, result.output
+    body = json.loads(saved.read_text("utf-8"))
+    assert body["messages"][0]["role"] == "system"
+    shown = runner.invoke(main, ["context", str(saved), "--window", "8192", "--json"])
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.stdout)["format"] == "openai"

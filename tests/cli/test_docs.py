@@ -37,8 +37,6 @@ def cli_commands(group: click.Group = main, prefix: tuple[str, ...] = ()) -> lis
 
 @pytest.mark.parametrize("words", documented_commands(), ids=" ".join)
 def test_documented_command_exists(runner: CliRunner, words: tuple[str, ...]) -> None:
-    if words == ("serve",) and "serve" not in main.commands:
-        pytest.skip("serve is added by the server part")
     result = runner.invoke(main, [*words, "--help"])
     assert result.exit_code == 0, result.output
 

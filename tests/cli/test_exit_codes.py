@@ -154,6 +154,26 @@ def test_json_nested_too_deep_is_a_format_error(runner: CliRunner, tmp_path: Pat
 def test_every_command_is_listed_in_help(runner: CliRunner) -> None:
     result = runner.invoke(main, ["--help"])
     assert result.exit_code == ExitCode.DONE
-    for name in ("demo", "count", "context", "fit", "session", "ledger", "archive", "meter"):
+    for name in ("demo", "count", "context", "fit", "session", "ledger", "archive", "serve"):
         assert f"  {name} " in result.output, name
-    assert "3 refused" in result.output
+    text = " ".join(result.output.split())  # as one line, however click wraps it
+    assert "0 done, 1 error, 2 bad usage, 3 refused" in text
+    assert "meter (context), enforce (fit), measure (session measure)" in text
+
+
+def test_an_unreadable_archive_or_locator_is_one_line(runner: CliRunner, tmp_path: Path) -> None:
+    empty = tmp_path / "originals"
+    empty.mkdir()
+    unknown = runner.invoke(main, ["archive", "ctxbudget-archive:" + "0" * 20, "--dir", str(empty)])
+    assert "no original is archived" in assert_one_error_line(
+        unknown, "locator_invalid", ExitCode.ERROR
+    )
+    crafted = runner.invoke(main, ["archive", "../../etc/passwd", "--dir", str(empty)])
+    assert_one_error_line(crafted, "locator_invalid", ExitCode.ERROR)
+    (empty / ("1" * 20 + ".json")).write_text("tampered", "utf-8")
+    tampered = runner.invoke(
+        main, ["archive", "ctxbudget-archive:" + "1" * 20, "--dir", str(empty)]
+    )
+    assert tampered.exit_code == ExitCode.ERROR
+    assert "Traceback" not in tampered.output
+    assert tampered.stderr.startswith("ctxbudget: error [archive_error]")

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from ctxbudget.cli import ExitCode, main
 from ctxbudget.enforce import BudgetConfig, enforce_budget
 from ctxbudget.tokens import default_counter
-from tests.cli.conftest import tool_heavy_body
+from tests.cli.conftest import RESPONSES_BODY, tool_heavy_body
 
 
 def test_fit_writes_what_enforce_returns(runner: CliRunner, body_path: Path) -> None:
@@ -85,3 +85,13 @@ def test_enforce_is_an_alias_of_fit(runner: CliRunner, body_path: Path) -> None:
     aliased = runner.invoke(main, ["enforce", str(body_path), "--max-input", "2500"])
     assert aliased.exit_code == 0, aliased.output
     assert aliased.stdout == fitted.stdout
+
+
+def test_fit_detects_a_responses_body_and_refuses_with_3(runner: CliRunner, tmp_path: Path) -> None:
+    path = tmp_path / "responses.json"
+    path.write_text(json.dumps(RESPONSES_BODY), "utf-8")
+    fits = runner.invoke(main, ["fit", str(path), "--max-input", "100000"])
+    assert fits.exit_code == 0, fits.output
+    assert json.loads(fits.stdout) == RESPONSES_BODY
+    refused = runner.invoke(main, ["fit", str(path), "--max-input", "10"])
+    assert refused.exit_code == ExitCode.REFUSED

@@ -143,3 +143,23 @@ def test_corpus_history_after_import_is_within_the_meters_documented_error(
     for errors in by_agent.values():
         if len(errors) >= 50:
             assert statistics.quantiles(errors, n=100, method="inclusive")[94] <= AGENT_P95
+
+
+FIXTURES = Path(__file__).resolve().parents[1] / "transcripts" / "fixtures"
+
+
+@pytest.mark.parametrize("fixture", sorted(FIXTURES.iterdir()), ids=lambda p: p.name)
+def test_every_transcript_format_imports_through_the_cli(
+    runner: CliRunner, ledger_url: str, fixture: Path
+) -> None:
+    """Claude Code logs and stream-json (with sidechains), Codex rollouts, OpenHands, OpenAI
+    and Anthropic JSON: auto-detected, each session of the file in the ledger, usage kept."""
+    status, out, err = _import(runner, ledger_url, fixture)
+    assert status == 0, err
+    expected = read_transcript(fixture)
+    with open_ledger(ledger_url) as store:
+        assert sorted(store.sessions()) == sorted(s.session_id for s in expected)
+    for imported in expected:
+        assert f"imported {imported.agent} session {imported.session_id}:" in out
+        reported = [c["reported_tokens"] for c in _history(runner, ledger_url, imported.session_id)]
+        assert sum(r is not None for r in reported) == imported.calls_with_usage

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.claude_log import SESSION_ID, write_claude_code_log
+
 ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.slow
@@ -95,3 +97,13 @@ def test_a_refusal_exits_3_from_a_fresh_install(installed: Path, tmp_path: Path)
     assert result.returncode == 3
     assert result.stderr.startswith("ctxbudget: error [budget_exceeded]: ")
     assert "Traceback" not in result.stderr
+
+
+def test_a_claude_code_log_imports_from_a_fresh_install(installed: Path, tmp_path: Path) -> None:
+    log = write_claude_code_log(tmp_path)
+    imported = _run(installed, tmp_path, "session", "import", str(log))
+    assert imported.returncode == 0, imported.stderr
+    assert f"imported claude-code session {SESSION_ID}" in imported.stdout
+    history = _run(installed, tmp_path, "session", "history", SESSION_ID, "--json")
+    assert history.returncode == 0, history.stderr
+    assert '"reported_tokens": 9000' in history.stdout

@@ -90,6 +90,18 @@ def test_measure_shows_the_meters_answer(runner: CliRunner, ledger_url: str) -> 
     assert alias.stdout == result.stdout
 
 
+def test_measure_json_is_the_meters_measurement(runner: CliRunner, ledger_url: str) -> None:
+    _fill(ledger_url)
+    args = ["session", "measure", "s1", "--ledger", ledger_url, "--window", "1000", "--json"]
+    shown = json.loads(runner.invoke(main, args).stdout)
+    with open_ledger(ledger_url) as store:
+        expected = TokenMeter(store, context_window=1000).measure("s1")
+    assert shown["total_tokens"] == expected.total_tokens
+    assert shown["log_revision"] == expected.log_revision == len(session_events())
+    assert shown["baseline"] == {"kind": expected.baseline.kind, "tokens": expected.baseline.tokens}
+    assert shown["pressure"] == str(expected.pressure)
+
+
 def test_an_unknown_session_is_an_error_naming_it(runner: CliRunner, ledger_url: str) -> None:
     result = runner.invoke(main, ["session", "history", "nope", "--ledger", ledger_url])
     assert result.exit_code == ExitCode.ERROR

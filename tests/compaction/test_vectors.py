@@ -23,7 +23,7 @@ from ctxbudget.compaction import (
     SummaryNotSmallerError,
 )
 from ctxbudget.content import TextBlock
-from ctxbudget.errors import ConfigError, SummarizeFailedError, TooFewItemsError
+from ctxbudget.errors import ArchiveFailedError, ConfigError, SummarizeFailedError, TooFewItemsError
 from ctxbudget.ledger import AppendableEvent, Event, Ledger, MemoryLedger
 from ctxbudget.ledger.base import LedgerShell
 from ctxbudget.meter import TokenMeter
@@ -452,3 +452,16 @@ def test_something_that_is_neither_an_archive_nor_a_factory_is_refused_clearly()
     meter = TokenMeter(ledger, Chars4Counter(), context_window=1000)
     with pytest.raises(ConfigError, match="not an Archive"):
         Compactor(ledger, meter, FakeSummarizer(), object(), CompactionConfig())  # type: ignore[arg-type]
+
+
+def test_an_archive_failure_stops_before_the_summary_and_is_logged() -> None:
+    ledger = MemoryLedger()
+    conversation(ledger, SID, 4)
+    engine, meter, fake, archive = compactor(ledger, **PRESSURE)
+    archive.fail_with = OSError("disk full")
+    before = seqs(meter)
+    with pytest.raises(ArchiveFailedError, match="disk full"):
+        engine.compact_if_needed(SID)
+    assert fake.calls == []  # seed 000 order: nothing is summarized before it is archived
+    assert seqs(meter) == before
+    assert ledger.events(SID)[-1].data["error"].startswith("archive_failed: ")

@@ -130,3 +130,23 @@ def _run(flow: Any) -> Request | None:
         result: Request | None = done.value
         return result
     raise AssertionError("no archive was given, so the stage must not ask for one")
+
+
+def test_the_summary_keeps_the_task_and_covers_the_fewest_old_turns_that_fit() -> None:
+    body = agent_body(12)
+    full = enforce_budget(body, BudgetConfig(), counter=COUNTER).estimate_before
+    for fraction in (0.1, 0.05):
+        budget = int(full * fraction)
+        config = BudgetConfig(max_input_tokens=budget, summarizer="extractive")
+        result = enforce_budget(body, config, counter=COUNTER)
+        assert result.info.stages[-1] == "summarize"
+        sent = result.body["messages"]
+        assert sent[1]["content"].startswith("## Summary of earlier conversation")
+        # turn_trim ran first over every turn, the task last; the summary then keeps it
+        assert first_user(sent)["content"].startswith("The task: fix the parser")
+        assert result.estimate_after <= budget
+        assert result.estimate_after >= budget * 0.5, "no more history summarized than needed"
+
+
+def first_user(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    return next(m for m in messages if m["role"] == "user")

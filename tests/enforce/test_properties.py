@@ -1,5 +1,5 @@
-"""Properties of enforce() over random OpenAI and Anthropic requests with tool calls
-and mixed English/CJK text."""
+"""Properties of enforce_budget() over random OpenAI Chat, OpenAI Responses and Anthropic
+requests with tool calls and mixed English/CJK text."""
 
 from __future__ import annotations
 

@@ -10,7 +10,15 @@ from typing import Any
 import pytest
 
 from ctxbudget.errors import ConflictError, InvalidEventError
-from ctxbudget.ledger import AsyncLedger, open_async_ledger
+from ctxbudget.ledger import (
+    AsyncLedger,
+    MemoryLedger,
+    SQLiteLedger,
+    ThreadedAsyncLedger,
+    open_async_ledger,
+)
+from ctxbudget.ledger.postgres import AsyncPostgresLedger
+from ctxbudget.testing.async_ledger import AsyncLedgerConformance, AsyncLedgerFactory
 from ctxbudget.testing.ledger import user
 
 
@@ -71,3 +79,33 @@ def test_postgres_twin_races_on_the_primary_key(postgres_url: str, postgres_sche
                 await handle.aclose()
 
     assert asyncio.run(main()) == list(range(20))
+
+
+class TestThreadedMemoryLedger(AsyncLedgerConformance):
+    @pytest.fixture
+    def make_async_ledger(self) -> AsyncLedgerFactory:
+        shared = MemoryLedger()
+
+        async def factory() -> AsyncLedger:
+            return ThreadedAsyncLedger(shared)  # closing a memory store keeps it
+
+        return factory
+
+
+class TestThreadedSQLiteLedger(AsyncLedgerConformance):
+    @pytest.fixture
+    def make_async_ledger(self, tmp_path: Path) -> AsyncLedgerFactory:
+        async def factory() -> AsyncLedger:
+            return ThreadedAsyncLedger(SQLiteLedger(tmp_path / "a.db"))
+
+        return factory
+
+
+@pytest.mark.postgres
+class TestAsyncPostgresLedger(AsyncLedgerConformance):
+    @pytest.fixture
+    def make_async_ledger(self, postgres_url: str, postgres_schema: str) -> AsyncLedgerFactory:
+        async def factory() -> AsyncLedger:
+            return await AsyncPostgresLedger.connect(postgres_url, schema=postgres_schema)
+
+        return factory

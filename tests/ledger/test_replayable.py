@@ -159,7 +159,7 @@ def run_session(data: st.DataObject, opener: Opener, reopens: bool) -> None:
 
 
 FAST = settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 
 
@@ -177,7 +177,7 @@ def sqlite_opener(tmp_path: Path) -> Opener:
     return lambda: SQLiteLedger(path, clock=lambda: 0)
 
 
-@settings(FAST, max_examples=30)
+@settings(FAST, max_examples=20)
 @given(data=st.data())
 def test_sqlite_accepts_only_replayable_logs(data: st.DataObject, sqlite_opener: Opener) -> None:
     """SQLite store, with handles reopened (a restart) mid-session."""
@@ -186,7 +186,7 @@ def test_sqlite_accepts_only_replayable_logs(data: st.DataObject, sqlite_opener:
 
 @pytest.mark.postgres
 @settings(
-    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(data=st.data())
 def test_postgres_accepts_only_replayable_logs(

@@ -4,6 +4,7 @@
 goes to the store and ``ack N`` once append_many returned.
 ``race URL SCHEMA SESSION WRITER COUNT``: append COUNT events with expected_revision,
 retrying on ConflictError; print the number of conflicts.
+``plain URL SCHEMA SESSION WRITER COUNT``: append COUNT events without expected_revision.
 """
 
 from __future__ import annotations
@@ -42,11 +43,20 @@ def race(ledger: Ledger, session: str, writer: int, count: int) -> None:
     print(conflicts, flush=True)
 
 
+def plain(ledger: Ledger, session: str, writer: int, count: int) -> None:
+    """No expected_revision, no retry: every append must land on its own."""
+    for n in range(count):
+        ledger.append(session, event(writer=writer, n=n))
+    print("done", flush=True)
+
+
 def main(mode: str, url: str, schema: str, session: str, *numbers: str) -> None:
     options = {} if schema == "-" else {"schema": schema}
     with open_ledger(url, **options) as ledger:
         if mode == "batches":
             batches(ledger, session, int(numbers[0]))
+        elif mode == "plain":
+            plain(ledger, session, int(numbers[0]), int(numbers[1]))
         else:
             race(ledger, session, int(numbers[0]), int(numbers[1]))
 

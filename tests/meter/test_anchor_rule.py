@@ -136,3 +136,30 @@ def test_an_override_header_finds_its_envelopes_anchor() -> None:
     meter = TokenMeter(s.ledger)
     b = meter.measure("s", {"config": {"provider": "mock", "model": "b"}})
     assert (b.baseline.kind, b.baseline.tokens) == ("usage", 5_210)
+
+
+def test_an_efficient_tokenizer_keeps_the_default_meter_on_its_usage() -> None:
+    """Issue 8's GLM case: the provider counts this Chinese session 25 % below the
+    meter's price. The default meter follows the provider's count call after call (only
+    each new message is priced, and the session soon calibrates that too); the seed's
+    rule ignores every report and stays high by the whole difference."""
+    message = "我们先读一下失败的测试，然后修复解析器里的边界条件。" * 40
+    s = Script()
+    reported = round(0.75 * TokenMeter(s.ledger).estimate_message(text_message(message)))
+    prompt = 0
+    for step in range(1, 13):
+        s.user(message)
+        prompt += reported
+        usage = {"input_tokens": prompt, "output_tokens": 8}
+        s.call("好的。", usage=usage, step=step, **({"model": "glm"} if step == 1 else {}))
+        prompt += 8
+
+    def last_errors(meter: TokenMeter) -> list[float]:
+        return [c.error or 0.0 for c in meter.history("s")[-3:]]
+
+    assert max(last_errors(TokenMeter(s.ledger))) < 0.03
+    assert min(last_errors(TokenMeter(s.ledger, anchor_rule=SEED_ANCHOR_RULE))) > 0.25
+
+
+def text_message(text: str) -> dict[str, object]:
+    return {"role": "user", "content": [{"type": "text", "text": text}]}

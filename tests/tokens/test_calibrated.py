@@ -65,6 +65,7 @@ def test_english_words_digits_and_punctuation() -> None:
         "newlines": 1,
         "newline_runs": 1,
         "space_runs": 1,
+        "spaces_in_runs": 1,  # the second space of "The  value"
     }
 
 
@@ -226,7 +227,7 @@ def test_profile_needs_one_weight_per_feature() -> None:
 
 
 def test_unknown_builtin_profile_names_the_known_ones() -> None:
-    with pytest.raises(ProfileError, match="cl100k, deepseek-v4, generic, qwen3"):
+    with pytest.raises(ProfileError, match="cl100k, deepseek-v4, generic, o200k, qwen3"):
         builtin_profile("gpt-9")
 
 
@@ -256,7 +257,7 @@ def test_shipped_profiles_are_in_a_sane_range(name: str) -> None:
     english = "The quick brown fox jumps over the lazy dog. " * 20
     chinese = "我们今天在这里讨论一下这个问题的解决方法。" * 10
     assert 0.15 < counter.count(english) / len(english) < 0.35
-    assert 0.5 < counter.count(chinese) / len(chinese) < 1.6
+    assert 0.4 < counter.count(chinese) / len(chinese) < 1.6
 
 
 @PROPERTIES
@@ -351,7 +352,11 @@ def test_long_texts_are_never_cut_inside_a_run_of_newlines(blank: int) -> None:
 
 # -- a slow, obvious reference for the bit tricks ---------------------------------------------
 
-PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+# Control characters are punctuation to the pre-tokenizers, and to the features.
+CONTROLS = frozenset(
+    c for c in map(chr, range(0x80)) if (c < " " and c not in "\t\n\r") or c == "\x7f"
+)
+PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~") | CONTROLS
 CONSONANTS = frozenset("bcdfghjklmnpqrstvwxzBCDFGHJKLMNPQRSTVWXZ")
 Test = Callable[[str], bool]
 
@@ -390,7 +395,7 @@ def reference_ascii_features(text: str) -> dict[str, int]:
         "newlines": text.count("\n"),
         "newline_runs": runs_of(text, newline),
         "tabs": text.count("\t"),
-        "controls": sum((c < " " and c not in "\t\n\r") or c == "\x7f" for c in text),
+        "controls": sum(c in CONTROLS for c in text),
         "space_runs": sum(
             1
             for i in range(len(text) - 1)

@@ -243,3 +243,41 @@ def test_a_saved_list_of_messages_reads_as_the_body_holding_them(tmp_path: Path)
 @pytest.mark.parametrize(("path", "format"), FORMATS, ids=lambda v: getattr(v, "name", v))
 def test_detect_format_names_the_format(path: Path, format: str) -> None:
     assert detect_format(path) == format
+
+
+def test_codex_cache_writes_are_part_of_the_input(tmp_path: Path) -> None:
+    """Newer rollouts report cache_write_input_tokens inside input_tokens too."""
+    usage = {
+        "input_tokens": 9_000,
+        "cached_input_tokens": 6_000,
+        "cache_write_input_tokens": 2_500,
+        "output_tokens": 40,
+        "reasoning_output_tokens": 0,
+        "total_tokens": 9_040,
+    }
+    lines = [
+        {"type": "session_meta", "payload": {"id": "c"}},
+        {"type": "turn_context", "payload": {"model": "gpt-5.5"}},
+        {"type": "response_item", "payload": {"type": "message", "role": "user", "content": []}},
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "done"}],
+            },
+        },
+        {
+            "type": "event_msg",
+            "payload": {
+                "type": "token_count",
+                "info": {"total_token_usage": usage, "last_token_usage": usage},
+            },
+        },
+    ]
+    path = tmp_path / "rollout-new.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    (session,) = read_transcript(path)
+    recorded = messages(session)[0]["usage"]
+    assert (recorded["input_tokens"], recorded["cache_read_tokens"]) == (500, 6_000)
+    assert recorded["cache_write_tokens"] == 2_500

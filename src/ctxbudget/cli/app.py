@@ -78,6 +78,8 @@ def main() -> None:
     """Keep an LLM agent's prompt inside its context window and its budget.
 
     Exit status: 0 done, 1 error, 2 bad usage, 3 refused (the prompt cannot fit).
+
+    Older names still work: meter (context), enforce (fit), measure (session measure).
     """
 
 

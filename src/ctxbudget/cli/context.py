@@ -19,10 +19,10 @@ from rich.console import Console
 from ctxbudget.cli.inputs import read_json
 from ctxbudget.cli.options import (
     counter_option,
-    format_name,
     format_option,
     model_option,
     resolve_counter,
+    resolve_format,
     resolve_model,
 )
 from ctxbudget.cli.render import context_view
@@ -146,7 +146,7 @@ def load_request(path: str, format_value: str) -> Request:
     body = read_json(path)
     if not isinstance(body, Mapping):
         raise FormatError(f"{path!r} holds a JSON {type(body).__name__}, not a request object")
-    return parse_request(body, format_name(format_value))
+    return parse_request(body, resolve_format(body, format_value))
 
 
 @click.command()
@@ -185,4 +185,5 @@ context_alias = click.Command(
     callback=context.callback,
     params=context.params,
     help="Alias of `context` (its former name).",
+    hidden=True,
 )

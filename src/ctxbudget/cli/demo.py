@@ -10,6 +10,7 @@ is refused, and the last request is shown as a ``/context`` breakdown.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 import click
@@ -18,6 +19,7 @@ from rich.text import Text
 
 from ctxbudget.archives import LedgerArchive
 from ctxbudget.cli.context import breakdown_of
+from ctxbudget.cli.inputs import write_text
 from ctxbudget.cli.options import ledger_option
 from ctxbudget.cli.render import bar, context_view, pressure_text
 from ctxbudget.compaction import Compacted, CompactionConfig, Compactor
@@ -40,7 +42,8 @@ _BAR = 24
 PROVIDER_COUNTER = "calibrated:cl100k"
 """The tokenizer profile the simulated provider counts with (the meter uses its own)."""
 _COMPACTION = CompactionConfig()
-"""The reference defaults: compact at 80 % of the window, keep 16 % of it verbatim."""
+"""The compaction defaults (docs/compaction.md): compact at 80 % of the window, keep 16 % of it
+verbatim."""
 
 
 @dataclass
@@ -70,7 +73,14 @@ def _new_session(ledger: Ledger) -> str:
 @click.command()
 @ledger_option
 @click.option("--window", type=click.IntRange(min=2_048), default=DEMO_WINDOW, show_default=True)
-def demo(ledger_url: str, window: int) -> None:
+@click.option(
+    "--save-request",
+    "save_path",
+    default=None,
+    metavar="FILE",
+    help="Also write the session's last request body to FILE (to try context and fit on).",
+)
+def demo(ledger_url: str, window: int, save_path: str | None) -> None:
     """Replay a scripted agent session through the ledger, meter, enforcement and compaction."""
     console = Console(highlight=False)
     with open_ledger(ledger_url) as ledger:
@@ -95,6 +105,10 @@ def demo(ledger_url: str, window: int) -> None:
         _retrieved(run)
         _refusal(run)
         _final_breakdown(run, window)
+        if save_path is not None:
+            body = json.dumps(agent.body(), ensure_ascii=False, indent=1)
+            write_text(save_path, body + "\n")
+            console.print(f"\nthe last request is in {save_path}", markup=False)
         if not ledger_url.startswith("memory:"):
             console.print(
                 f"\nthe session stays in the ledger: ctxbudget session history {session_id} "

@@ -8,6 +8,7 @@ result. A refusal is raised as ``BudgetExceeded`` and exits 3 (``app``).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -17,10 +18,10 @@ from ctxbudget.archives import FileArchive, Original
 from ctxbudget.cli.inputs import read_json, write_text
 from ctxbudget.cli.options import (
     counter_option,
-    format_name,
     format_option,
     model_option,
     resolve_counter,
+    resolve_format,
     resolve_model,
 )
 from ctxbudget.enforce import (
@@ -32,7 +33,7 @@ from ctxbudget.enforce import (
     enforce_budget,
     load_budget_config,
 )
-from ctxbudget.errors import ConfigError, InputUnreadableError
+from ctxbudget.errors import ConfigError, FormatError, InputUnreadableError
 from ctxbudget.models import next_price_tier
 
 __all__ = ["fit", "fit_alias"]
@@ -136,7 +137,9 @@ def _report(
 )
 @click.option("-o", "--output", default="-", show_default=True, help="Where to write the body.")
 @click.option("--archive", "archive_dir", default=None, help="Keep stubbed originals in DIR.")
-@click.option("--cost-pressure", is_flag=True, help="Trim harder (the seed's cost pressure).")
+@click.option(
+    "--cost-pressure", is_flag=True, help="Trim harder: the cost-pressure rule of docs/enforce.md."
+)
 @format_option
 @model_option
 @counter_option
@@ -161,11 +164,13 @@ def fit(
     archive = _archive(archive_dir)
     model = resolve_model(model_name)
     body = read_json(request_path)
+    if not isinstance(body, Mapping):
+        raise FormatError(f"{request_path!r} holds a JSON {type(body).__name__}, not a request")
     cliff = next_price_tier(model, 0) if model is not None else None
     result = enforce_budget(
         body,
         config,
-        format=format_name(format_value),
+        format=resolve_format(body, format_value),
         counter=resolve_counter(counter_spec, model),
         window=(model.context_window or 0) if model is not None else 0,
         output_reserve=(model.max_output_tokens or 0) if model is not None else 0,
@@ -179,5 +184,9 @@ def fit(
 
 
 fit_alias = click.Command(
-    "enforce", callback=fit.callback, params=fit.params, help="Alias of `fit` (its former name)."
+    "enforce",
+    callback=fit.callback,
+    params=fit.params,
+    help="Alias of `fit` (its former name).",
+    hidden=True,
 )

@@ -70,7 +70,7 @@ def _append(store: Ledger, imported: ImportedSession) -> str:
     )
     return (
         f"imported {imported.agent} session {imported.session_id}: {len(events)} events, "
-        f"{calls} calls with usage"
+        f"{calls} call{'' if calls == 1 else 's'} with usage"
     )
 
 

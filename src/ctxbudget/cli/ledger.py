@@ -1,4 +1,4 @@
-"""``ctxbudget ledger``: the raw event log of a session (dump and append events)."""
+"""``ctxbudget ledger``: the raw event log of a session (dump, append, check events)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,12 @@ import json
 
 import click
 
+from ctxbudget.cli.exit_codes import ExitCode
 from ctxbudget.cli.inputs import read_events
 from ctxbudget.cli.options import ledger_option
 from ctxbudget.cli.sessions import list_sessions, measure
 from ctxbudget.ledger import open_ledger
+from ctxbudget.meter import check_session
 
 __all__ = ["ledger", "measure_alias"]
 
@@ -56,6 +58,26 @@ def append(
     click.echo(f"appended {len(seqs)} events to {session_id!r}; revision {revision}")
 
 
+@ledger.command("check")
+@click.argument("session_id", metavar="SESSION")
+@ledger_option
+@click.pass_context
+def check(ctx: click.Context, session_id: str, ledger_url: str) -> None:
+    """Report every event of a session the meter cannot fold (exit 1 if any)."""
+    with open_ledger(ledger_url) as store:
+        report = check_session(store, session_id)
+    for problem in report.problems:
+        click.echo(f"seq {problem.seq}\t{problem.type}\t{problem.rule}\t{problem.detail}")
+    verdict = "every event folds" if report.ok else f"{len(report.problems)} cannot be folded"
+    click.echo(f"session {session_id!r}: {report.events} events, {verdict}")
+    if not report.ok:
+        ctx.exit(int(ExitCode.ERROR))
+
+
 measure_alias = click.Command(
-    "measure", callback=measure.callback, params=measure.params, help="Alias of `session measure`."
+    "measure",
+    callback=measure.callback,
+    params=measure.params,
+    help="Alias of `session measure`.",
+    hidden=True,
 )

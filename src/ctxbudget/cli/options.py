@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import click
 
-from ctxbudget.formats import FORMAT_NAMES, FormatName
+from ctxbudget.errors import FormatError
+from ctxbudget.formats import FORMAT_NAMES, FormatName, detect_format
 from ctxbudget.ledger import DEFAULT_SQLITE_PATH
 from ctxbudget.models import ModelInfo, model_info
 from ctxbudget.tokens import TokenCounter, default_counter, get_counter
@@ -17,11 +18,11 @@ __all__ = [
     "DEFAULT_LEDGER_URL",
     "LEDGER_ENV",
     "counter_option",
-    "format_name",
     "format_option",
     "ledger_option",
     "model_option",
     "resolve_counter",
+    "resolve_format",
     "resolve_model",
 ]
 
@@ -73,12 +74,21 @@ def counter_option(function: _F) -> _F:
     )(function)
 
 
-def format_name(value: str) -> FormatName | None:
-    """The ``--format`` value as the library takes it: ``None`` detects the format."""
+def resolve_format(body: Mapping[str, Any], value: str) -> FormatName:
+    """The format ``--format`` names, or the one detected from ``body`` for auto.
+
+    A body that matches no format, or several, is the library's ``FormatError``,
+    told in command-line terms.
+    """
     for name in FORMAT_NAMES:
         if value == name:
             return name
-    return None
+    try:
+        return detect_format(body)
+    except FormatError as error:
+        raise FormatError(
+            f"{error}; on the command line: --format {' | '.join(FORMAT_NAMES)}"
+        ) from error
 
 
 def model_option(function: _F) -> _F:

@@ -101,12 +101,16 @@ def _stacked_bar(breakdown: Breakdown, styles: dict[str, str]) -> Text:
     if window <= 0:
         line.append(f"{breakdown.input_tokens:,} tokens; window unknown (give --window or --model)")
         return line
+    # Cumulative rounding: the cells add up to the input's share of the window exactly,
+    # however many small segments there are.
+    used, edge = 0, 0
     for usage in breakdown.report.segments:
-        if usage.tokens:
-            line.append_text(bar(usage.tokens, window, styles[usage.segment]))
-    used = len(line.plain)
-    reserve = min(_cells(breakdown.output_reserve, window), BAR_WIDTH - used)
-    line.append("░" * max(0, BAR_WIDTH - used - reserve), style="dim")
+        used += usage.tokens
+        end = min(BAR_WIDTH, round(BAR_WIDTH * used / window))
+        line.append("█" * (end - edge), style=styles.get(usage.segment, ""))
+        edge = end
+    reserve = min(round(BAR_WIDTH * breakdown.output_reserve / window), BAR_WIDTH - edge)
+    line.append("░" * max(0, BAR_WIDTH - edge - reserve), style="dim")
     line.append("▒" * max(0, reserve), style="dim")
     line.append(
         f"  {breakdown.input_tokens:,} / {window:,} tokens "
@@ -176,21 +180,21 @@ def _signed_error(call: CallPrediction) -> float | None:
 
 
 def history_chart(calls: Sequence[CallPrediction], window: int, title: str) -> RenderableType:
-    """Each call's prompt as a bar of the window, the provider's report beside the prediction.
+    """Pressure after each call as a bar of the window, the report beside the prediction.
 
-    The bar is the prompt the provider reported (the prediction where it reported
-    nothing), coloured by its pressure level; the error is shown for calls whose
-    prediction stood on an earlier call's usage (what the meter's accuracy covers).
+    The bar is the call's reported prompt plus its output (the prediction where it
+    reported nothing), coloured by its pressure level; the error is shown for calls
+    whose prediction stood on an earlier call's usage (what the meter's accuracy covers).
     """
     table = Table(title=title, box=None, padding=(0, 1), header_style="bold")
-    for column in ("call", "seq", "predicted", "reported", "error", "share"):
+    for column in ("call", "seq", "predicted", "reported", "error", "after"):
         table.add_column(column, justify="right", no_wrap=True, min_width=len(column))
-    table.add_column("pressure at the call", no_wrap=True)
+    table.add_column("pressure after the call", no_wrap=True)
     for number, call in enumerate(calls, 1):
         reported = call.reported_tokens
-        prompt = reported if reported is not None else call.predicted_tokens
-        level = classify(prompt, window)
-        chart = bar(prompt, window, _PRESSURE_STYLES[level], HISTORY_BAR)
+        after = call.usage.total_tokens if call.usage is not None else call.predicted_tokens
+        level = classify(after, window)
+        chart = bar(after, window, _PRESSURE_STYLES[level], HISTORY_BAR)
         chart.append(f" {level}", style="dim")
         error = _signed_error(call)
         table.add_row(
@@ -199,7 +203,7 @@ def history_chart(calls: Sequence[CallPrediction], window: int, title: str) -> R
             f"{call.predicted_tokens:,}",
             f"{reported:,}" if reported is not None else "-",
             f"{error:+.1f}%" if error is not None else "-",
-            _share(prompt, window),
+            _share(after, window),
             chart,
         )
     return Group(table, _error_summary(calls))

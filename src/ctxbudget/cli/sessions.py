@@ -21,7 +21,7 @@ from ctxbudget.compaction import (
 )
 from ctxbudget.errors import ConfigError
 from ctxbudget.ledger import Ledger, open_ledger
-from ctxbudget.meter import DEFAULT_CONTEXT_WINDOW, CallPrediction, TokenMeter
+from ctxbudget.meter import DEFAULT_CONTEXT_WINDOW, CallPrediction, Measurement, TokenMeter
 from ctxbudget.summaries import ExtractiveSummarizer
 from ctxbudget.tokens import TokenCounter, get_counter
 
@@ -71,12 +71,18 @@ def list_sessions(ledger_url: str) -> None:
 @ledger_option
 @_window_option
 @counter_option
-def measure(session_id: str, ledger_url: str, window: int, counter_spec: str | None) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the measurement as JSON.")
+def measure(
+    session_id: str, ledger_url: str, window: int, counter_spec: str | None, as_json: bool
+) -> None:
     """Replay a session into the tokens its next request takes, and its pressure."""
     with open_ledger(ledger_url) as store:
         _known_session(store, session_id)
         meter = TokenMeter(store, counter=_meter_counter(counter_spec), context_window=window)
         result = meter.measure(session_id)
+    if as_json:
+        click.echo(json.dumps(_measurement_json(result), indent=1))
+        return
     title = f"session {session_id!r}, counter {meter.counter.name}, window {window:,}"
     Console().print(measurement_view(result, title))
 
@@ -100,6 +106,19 @@ def history(
         return
     title = f"session {session_id!r}: {len(calls)} calls, window {window:,}"
     Console().print(history_chart(calls, window, title))
+
+
+def _measurement_json(m: Measurement) -> dict[str, object]:
+    return {
+        "log_revision": m.log_revision,
+        "baseline": {"kind": m.baseline.kind, "tokens": m.baseline.tokens},
+        "surface_delta_tokens": m.surface_delta_tokens,
+        "total_tokens": m.total_tokens,
+        "capacity": m.capacity,
+        "pressure": str(m.pressure),
+        "surface_tokens": m.surface_tokens,
+        "nodes": len(m.nodes),
+    }
 
 
 def _call_json(number: int, call: CallPrediction) -> dict[str, object]:

@@ -92,6 +92,10 @@ class Pricer:
             cache.put(key, (message, self.counter, price))
         return price
 
+    def price_once(self, message: Message) -> int:
+        """Tokens of a message priced once and not remembered (a candidate a stage tries)."""
+        return price_message(message, self.counter, self.overheads)
+
     def turns(self, turns: Sequence[Turn]) -> int:
         """Tokens of a run of turns."""
         # A plain loop over a local dict: this runs over every turn several times per
@@ -103,11 +107,28 @@ class Pricer:
             total += found[1] if found is not None else self.message(turn.message)
         return total
 
-    def tools(self, tools: Sequence[Mapping[str, Any]]) -> int:
-        """Tokens of the tool declarations (priced once per call)."""
+    def tools(self, tools: Sequence[Mapping[str, Any]], raw: object = None) -> int:
+        """Tokens of the tool declarations (priced once per call; across calls too when
+        ``raw``, the body's own list, is unchanged: agents send the same tools every time)."""
         if self._tools is None or self._tools[0] is not tools:
-            self._tools = (tools, _price_tools(tools, self.counter, self.overheads))
+            self._tools = (tools, self._shared_tools_price(tools, raw))
         return self._tools[1]
+
+    def _shared_tools_price(self, tools: Sequence[Mapping[str, Any]], raw: object) -> int:
+        cache = self._cache
+        shared = cache is not None and type(raw) is list and len(raw) == len(tools)
+        key = ("tools", id(self.counter), self.overheads, id(raw))
+        if shared:
+            assert cache is not None
+            found = cache.get_checked(key, raw)
+            if type(found) is tuple and found[0] is self.counter:
+                price: int = found[1]
+                return price
+        price = _price_tools(tools, self.counter, self.overheads)
+        if shared:
+            assert cache is not None
+            cache.put_checked(key, raw, (self.counter, price), 64 * len(tools))
+        return price
 
     def segments(self, request: Request) -> SegmentTokens:
         """Tokens per segment of ``request`` (remembered for the last request asked about)."""
@@ -116,7 +137,7 @@ class Pricer:
             return last[1]
         segments = SegmentTokens(
             system=self.turns(request.system),
-            tools=self.tools(request.tools),
+            tools=self.tools(request.tools, request.body.get("tools")),
             conversation=self.turns(request.conversation),
             pending=self.turns(request.pending),
         )

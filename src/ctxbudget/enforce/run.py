@@ -13,6 +13,7 @@ from ctxbudget.enforce.pipeline import Enforced, FlowOptions, enforcement_flow
 from ctxbudget.enforce.stage import ArchiveCall, Call
 from ctxbudget.errors import ConfigError
 from ctxbudget.formats import FormatName, RequestCache, shared_cache
+from ctxbudget.models import ModelInfo
 from ctxbudget.summaries import AsyncSummarizer, ExtractiveSummarizer, Summarizer
 from ctxbudget.tokens import CachingCounter, TokenCounter, default_counter
 
@@ -25,6 +26,7 @@ __all__ = [
 def _options(
     config: BudgetConfig,
     *,
+    model: ModelInfo | None,
     counter: TokenCounter | None,
     sink: EventSink | None,
     cache: RequestCache | None,
@@ -41,6 +43,10 @@ def _options(
         raise ConfigError(
             f"config is a {type(config).__name__}; pass a BudgetConfig "
             "(or load one with load_budget_config)"
+        )
+    if model is not None:
+        window, output_reserve, price_tier_tokens = _model_limits(
+            model, window, output_reserve, price_tier_tokens
         )
     if counter is None:
         counter = default_counter()  # shared and already caching by content
@@ -62,6 +68,25 @@ def _options(
     )
 
 
+def _model_limits(
+    model: ModelInfo, window: int, output_reserve: int, price_tier_tokens: int | None
+) -> tuple[int, int, int | None]:
+    """The window, output reserve and first price cliff of ``model``, where the caller
+    gave none (the caller's own figures win)."""
+    if not isinstance(model, ModelInfo):
+        raise ConfigError(
+            f"model is a {type(model).__name__}; pass a ModelInfo (ctxbudget.models.model_info)"
+        )
+    if window <= 0 and model.context_window:
+        window = model.context_window
+    if output_reserve <= 0 and model.max_output_tokens:
+        output_reserve = model.max_output_tokens
+    if price_tier_tokens is None:
+        cliffs = [tier.above_tokens for tier in model.price_tiers if tier.above_tokens > 0]
+        price_tier_tokens = min(cliffs, default=None)
+    return window, output_reserve, price_tier_tokens
+
+
 def _named_summarizer(config: BudgetConfig, counter: TokenCounter | None) -> Summarizer | None:
     """The summarizer ``[budget] summarizer`` names, for hosts that pass none."""
     if isinstance(config, BudgetConfig) and config.summarizer == "extractive":
@@ -80,6 +105,7 @@ def enforce_budget(
     config: BudgetConfig,
     *,
     format: FormatName | None = None,
+    model: ModelInfo | None = None,
     counter: TokenCounter | None = None,
     hard_cap: int | None = None,
     window: int = 0,
@@ -96,7 +122,11 @@ def enforce_budget(
     when a stage makes it fit, ``BudgetExceeded`` when nothing does.
 
     ``format``: ``"openai"``, ``"anthropic"`` or ``"openai-responses"``; detected
-    from the body when ``None``. ``counter``: defaults to the library's default
+    from the body when ``None``. ``model``: a ``ctxbudget.models.ModelInfo``; its
+    context window, maximum output and first price cliff fill ``window``,
+    ``output_reserve`` and ``price_tier_tokens`` where those are not given (the
+    counter stays the caller's: budgets are guarded by the conservative default).
+    ``counter``: defaults to the library's default
     counter. ``hard_cap``: the model's input cap; ``window``: the model's context
     window, from which the cap is derived for this body (its ``max_tokens``
     reserved, or ``output_reserve`` when it sets none; see ``formats.input_cap``).
@@ -116,6 +146,7 @@ def enforce_budget(
         summarizer = _named_summarizer(config, counter)
     options = _options(
         config,
+        model=model,
         counter=counter,
         sink=sink,
         cache=cache,
@@ -160,6 +191,7 @@ async def enforce_budget_async(
     config: BudgetConfig,
     *,
     format: FormatName | None = None,
+    model: ModelInfo | None = None,
     counter: TokenCounter | None = None,
     hard_cap: int | None = None,
     window: int = 0,
@@ -177,6 +209,7 @@ async def enforce_budget_async(
         summarizer = _named_summarizer(config, counter)
     options = _options(
         config,
+        model=model,
         counter=counter,
         sink=sink,
         cache=cache,

@@ -3,8 +3,10 @@
 The least lossy cut: the start of a text usually says what it is and the end
 what came of it. Turns are trimmed one at a time, the oldest first, and the
 stage stops as soon as the request fits, so a request that trimming two old
-tool outputs brings within budget loses nothing else. The task (the first user
-message) is trimmed last of all, after the most recent turns.
+tool outputs brings within budget loses nothing else; the last turn trimmed
+then gets back as much of its head and tail as still fits (not under cost
+pressure). The task (the first user message) is trimmed last of all, after the
+most recent turns.
 
 Slicing is by code point (Python ``str``), so no CJK or astral character is cut
 in half. The pending turn is never trimmed, nor are system messages, reasoning
@@ -160,6 +162,7 @@ class TurnTrim:
         tokens = pricer.segments(request).total
         turns = list(request.conversation)
         changed = False
+        last = 0
         for index in trim_order(turns):
             if tokens <= context.budget:
                 break
@@ -170,4 +173,47 @@ class TurnTrim:
             tokens += pricer.message(new.message) - pricer.message(old.message)
             turns[index] = new
             changed = True
-        return request.with_conversation(tuple(turns)) if changed else None
+            last = index
+        if not changed:
+            return None
+        if not context.cost_pressure and tokens < context.budget:
+            # The last trim may have freed more than needed: give that turn back as
+            # much of its head and tail as still fits. Not under cost pressure,
+            # where every token saved is money saved.
+            turns[last] = _widened(request.conversation[last], turns[last], rule, tokens, context)
+        return request.with_conversation(tuple(turns))
+
+
+def _widened(
+    original: Turn, trimmed: Turn, rule: TrimRule, tokens: int, context: StageContext
+) -> Turn:
+    """``original`` trimmed to keep the most characters (head:tail as in ``rule``) with
+    which the request still fits; ``trimmed`` when no wider trim fits."""
+    pricer = context.pricer
+    base = tokens - pricer.message(trimmed.message)
+    longest = max(
+        (len(text) for text in _texts(original.message.content)),
+        default=0,
+    )
+    low, high = rule.head + rule.tail, longest
+    best = trimmed
+    parts = max(rule.head + rule.tail, 1)
+    while high - low > 16:  # a few characters either way are not worth a count
+        keep = (low + high) // 2
+        head = keep * rule.head // parts
+        wider = _trim_turn(original, TrimRule(rule.threshold, head, keep - head))
+        if base + pricer.price_once(wider.message) <= context.budget:
+            best, low = wider, keep
+        else:
+            high = keep
+    return best
+
+
+def _texts(blocks: tuple[Block, ...]) -> list[str]:
+    texts: list[str] = []
+    for block in blocks:
+        if isinstance(block, TextBlock):
+            texts.append(block.text)
+        elif isinstance(block, ToolResultBlock):
+            texts += _texts(block.content)
+    return texts

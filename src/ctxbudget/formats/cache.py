@@ -2,9 +2,9 @@
 
 An agent re-sends its whole history with every request, so the same message
 dicts are parsed, priced and trimmed again and again. One cache object holds
-all of that work (parsed turns, message prices, trimmed turns, never-trim
-sections), so the caller decides how much memory it may take and when it is
-emptied: pass your own ``RequestCache`` through ``enforce(..., cache=...)`` or
+all of that work (parsed turns, message and tool prices, trimmed turns), so the
+caller decides how much memory it may take and when it is emptied: pass your
+own ``RequestCache`` through ``enforce_budget(..., cache=...)`` or
 ``parse_request(..., cache=...)``, or let both use ``shared_cache()``.
 
 The cache is bounded by an estimate of the bytes its entries keep alive, not by
@@ -23,7 +23,7 @@ import functools
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable
-from typing import Final
+from typing import Any, Final, TypeAlias
 
 from ctxbudget.errors import ConfigError
 
@@ -97,11 +97,86 @@ class RequestCache:
             while self._bytes > self.max_bytes:
                 self._bytes -= self._entries.popitem(last=False)[1][1]
 
+    def get_checked(self, key: Hashable, raw: Any) -> object | None:
+        """The value stored with ``put_checked`` under ``key`` if ``raw`` is the very
+        object it was stored for and holds the very same values (every container and
+        leaf checked by identity, so an edit made in place is seen)."""
+        entry = self.get(key)
+        if type(entry) is not tuple or len(entry) != 3:
+            return None
+        if entry[0] is not raw or not _unchanged(raw, entry[1]):
+            return None
+        value: object = entry[2]
+        return value
+
+    def put_checked(self, key: Hashable, raw: Any, value: object, text_bytes: int) -> None:
+        """Store ``value`` as derived from ``raw`` (plain JSON whose nesting the caller
+        has bounded; anything else is not stored)."""
+        shape = _shape(raw)
+        if shape is not _MISSING:
+            self.put(key, (raw, shape, value), text_bytes)
+
     def clear(self) -> None:
         """Forget everything (a cold start)."""
         with self._lock:
             self._entries.clear()
             self._bytes = 0
+
+
+_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+_MISSING: Final = object()
+
+# What a value looked like when remembered: a scalar itself, or a container with the
+# shapes of its items. Checking a shape costs one identity test per node.
+_Shape: TypeAlias = Any
+
+
+def _shape(value: Any) -> _Shape:
+    """The shape of a JSON value, or ``_MISSING`` if it holds something else.
+
+    Only called on values whose nesting the parser has already bounded.
+    """
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is dict:
+        items = []
+        for key, item in value.items():
+            shape = _shape(item)
+            if shape is _MISSING or type(key) is not str:
+                return _MISSING
+            items.append((key, shape))
+        return (value, tuple(items))
+    if kind is list:
+        shapes = []
+        for item in value:
+            shape = _shape(item)
+            if shape is _MISSING:
+                return _MISSING
+            shapes.append(shape)
+        return (value, tuple(shapes))
+    return _MISSING
+
+
+def _unchanged(value: Any, shape: _Shape) -> bool:
+    """True when ``value`` is the remembered object with the remembered contents."""
+    if type(shape) is not tuple:
+        return value is shape
+    container, items = shape
+    if value is not container or len(value) != len(items):
+        return False
+    # Plain loops: this runs for every node of every message on every request.
+    if type(value) is dict:
+        get = value.get
+        for key, item in items:
+            found = get(key, _MISSING)
+            if found is not item and (type(item) is not tuple or not _unchanged(found, item)):
+                return False
+        return True
+    for found, item in zip(value, items, strict=True):
+        if found is not item and (type(item) is not tuple or not _unchanged(found, item)):
+            return False
+    return True
 
 
 @functools.cache

@@ -84,6 +84,9 @@ class Event:
 
 def freeze_json(value: Any) -> Any:
     """A read-only copy of a JSON value: objects become mapping proxies, arrays tuples."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or kind is float or value is None:
+        return value  # the common leaves first: this runs for every stored value
     if isinstance(value, Mapping):
         return MappingProxyType({k: freeze_json(v) for k, v in value.items()})
     if isinstance(value, list | tuple):

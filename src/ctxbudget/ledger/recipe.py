@@ -131,7 +131,12 @@ def append_recipe(
     planner = yield from _caught_up(session_id, state, revision)
     stored: list[Event] = []
     for new in batch:
-        stored.append((yield from planner.admit(new, now)))
+        event = planner.stored_form(new, now)
+        if planner.needs_reads(event):
+            yield from planner.admit(event)
+        else:
+            planner.admit_plain(event)  # no generator per plain append: the hot path
+        stored.append(event)
     if stored or planner.state != state:
         deleted, added = planner.surface_changes()
         yield Commit(tuple(stored), tuple(batch), deleted, added, planner.state)

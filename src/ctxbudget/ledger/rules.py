@@ -77,6 +77,8 @@ def check_session_id(session_id: object) -> str:
 def _unstorable_char(text: str) -> str | None:
     # Control characters (NUL above all) and lone surrogates cannot be stored in
     # PostgreSQL text or encoded as UTF-8; reject them everywhere for one rule.
+    if text.isascii() and text.isprintable():
+        return None  # the usual case, without a per-character lookup
     for ch in text:
         if unicodedata.category(ch) in ("Cc", "Cs"):
             return ch
@@ -150,7 +152,34 @@ def _check_scalar(value: Any, where: str) -> None:
         raise InvalidEventError(f"{where} holds {value}, which JSON cannot represent", "json-value")
 
 
+_INFINITIES: Final = (float("inf"), float("-inf"))
+
+
+def _plain_json(value: Any, depth: int) -> bool:
+    """The fast check of the common case (exact JSON types); False means "look closer"."""
+    if depth > MAX_NESTING:
+        return False
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return True
+    if kind is int:
+        return bool(-MAX_JSON_INTEGER - 1 <= value <= MAX_JSON_INTEGER)
+    if kind is float:
+        return value == value and value not in _INFINITIES
+    if kind is dict:
+        return all(type(k) is str and _plain_json(v, depth + 1) for k, v in value.items())
+    if kind is list or kind is tuple:
+        return all(_plain_json(v, depth + 1) for v in value)
+    return False
+
+
 def _check_json(value: Any, where: str, depth: int) -> None:
+    # Paths are built only when the fast check found something to explain.
+    if not _plain_json(value, depth):
+        _explain_json(value, where, depth)
+
+
+def _explain_json(value: Any, where: str, depth: int) -> None:
     if depth > MAX_NESTING:
         raise InvalidEventError(
             f"{where} is nested deeper than {MAX_NESTING} levels; flatten it or store it as "
@@ -164,11 +193,11 @@ def _check_json(value: Any, where: str, depth: int) -> None:
         for key, item in value.items():
             if not isinstance(key, str):
                 raise InvalidEventError(f"{where} has a non-string key {key!r}", "json-value")
-            _check_json(item, f"{where}.{key}", depth + 1)
+            _explain_json(item, f"{where}.{key}", depth + 1)
         return
     if isinstance(value, list | tuple):
         for index, item in enumerate(value):
-            _check_json(item, f"{where}[{index}]", depth + 1)
+            _explain_json(item, f"{where}[{index}]", depth + 1)
         return
     raise InvalidEventError(
         f"{where} holds a {type(value).__name__}, which is not JSON "

@@ -79,6 +79,9 @@ def _blocks(value: Any, where: str) -> None:
 
 
 def _block(value: Any, where: str) -> None:
+    is_text = isinstance(value, Mapping) and value.get("type") == "text"
+    if is_text and isinstance(value.get("text", ""), str):
+        return  # the common block, checked without building it
     if not isinstance(value, Mapping) or not isinstance(value.get("type"), str):
         raise InvalidEventError(
             f"{where} must be a block object with a string 'type'", "block-shape"

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from ctxbudget.errors import StoreError, StoreUnavailableError
 from ctxbudget.ledger.base import Clock, LedgerShell, epoch_ms, prepare_batch, read_bounds
@@ -76,6 +76,8 @@ _SPAN: Final = (
 )
 _SURFACE_DELETE: Final = "DELETE FROM ctxbudget_surface WHERE session_id = ? AND seq = ?"
 _SURFACE_INSERT: Final = "INSERT INTO ctxbudget_surface VALUES (?, ?, ?, ?)"
+_SEQS_PER_QUERY: Final = 500
+"""Seqs per ``IN (…)`` list: far below SQLite's limit on bound variables."""
 
 
 class _SQLiteSession:
@@ -93,23 +95,26 @@ class _SQLiteSession:
         return None if row is None else decode_state(self.session_id, row)
 
     def positions(self, seqs: Sequence[int]) -> Mapping[int, SurfaceEntry]:
-        marks = ", ".join("?" * len(seqs))
-        query = (
-            "SELECT seq, pos, kind FROM ctxbudget_surface WHERE session_id = ? "
-            f"AND seq IN ({marks})"
-        )
-        rows = self.conn.execute(query, (self.session_id, *seqs))
-        return {row[0]: SurfaceEntry(*row) for row in rows}
+        columns = "seq, pos, kind FROM ctxbudget_surface"
+        return {row[0]: SurfaceEntry(*row) for row in self._rows_at(columns, seqs)}
 
     def span(self, first: int, last: int) -> Sequence[SurfaceEntry]:
         rows = self.conn.execute(_SPAN, (self.session_id, first, last))
         return [SurfaceEntry(*row) for row in rows]
 
     def read_events(self, seqs: Sequence[int]) -> Mapping[int, Event]:
-        marks = ", ".join("?" * len(seqs))
-        query = f"SELECT {_COLUMNS} FROM ctxbudget_events WHERE session_id = ? AND seq IN ({marks})"
-        rows = self.conn.execute(query, (self.session_id, *seqs)).fetchall()
+        rows = self._rows_at(f"{_COLUMNS} FROM ctxbudget_events", seqs)
         return {e.seq: e for e in (decode_row(self.session_id, row) for row in rows)}
+
+    def _rows_at(self, columns: str, seqs: Sequence[int]) -> list[Any]:
+        """``SELECT columns`` for these seqs, in slices under SQLite's variable limit."""
+        rows: list[Any] = []
+        for start in range(0, len(seqs), _SEQS_PER_QUERY):
+            part = seqs[start : start + _SEQS_PER_QUERY]
+            marks = ", ".join("?" * len(part))
+            query = f"SELECT {columns} WHERE session_id = ? AND seq IN ({marks})"
+            rows += self.conn.execute(query, (self.session_id, *part)).fetchall()
+        return rows
 
     def read_range(self, start: int, stop: int) -> Sequence[Event]:
         rows = self.conn.execute(_SELECT, (self.session_id, start, stop)).fetchall()

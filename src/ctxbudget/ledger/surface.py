@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
 from ctxbudget.errors import CorruptEventError, InvalidEventError
 from ctxbudget.ledger.events import Event, ReplaceOp
@@ -67,9 +67,12 @@ def resolve_span(position_of: Callable[[int], int | None], op: ReplaceOp) -> tup
     return first, last
 
 
-@dataclass(frozen=True, slots=True)
-class SurfaceEntry:
-    """One model-visible event on the surface; ``pos`` orders the surface."""
+class SurfaceEntry(NamedTuple):
+    """One model-visible event on the surface; ``pos`` orders the surface.
+
+    A named tuple rather than a dataclass: one is built per appended surface event
+    and per stored row read, and tuples build several times faster.
+    """
 
     seq: int
     pos: int
@@ -173,31 +176,52 @@ class SessionPlanner:
 
     def __init__(self, session_id: str, state: SessionState) -> None:
         self.session_id = session_id
-        self.state = state
+        # Plain fields, not a new SessionState per event: appends are the hot path.
+        self._revision, self._step = state.revision, state.step
         self._overlay = _Overlay(state.revision)
         self._events: dict[int, Event] = {}
+        # The span the replace just checked hides; _apply of that same event consumes it.
         self._pending_span: list[SurfaceEntry] = []
 
-    def admit(self, new: NewEvent, now: int) -> Generator[Query, Any, Event]:
-        """Yield reads, then return the stored form of ``new`` at the next seq."""
-        event = Event(
+    @property
+    def state(self) -> SessionState:
+        """The state after every event admitted or replayed so far."""
+        return SessionState(self._revision, self._step)
+
+    def stored_form(self, new: NewEvent, now: int) -> Event:
+        """``new`` as the event it would be stored as next (not checked yet)."""
+        return Event(
             self.session_id,
-            self.state.revision,
+            self._revision,
             now,
             new.type,
             new.data,
             new.surface_op,
             new.source_seqs,
         )
+
+    @staticmethod
+    def needs_reads(event: Event) -> bool:
+        """Whether checking ``event`` reads the store (a replace, or cited chunks)."""
+        return isinstance(event.surface_op, ReplaceOp) or (
+            event.type == ASSISTANT_MESSAGE.type and event.data.get("usage") is not None
+        )
+
+    def admit_plain(self, event: Event) -> None:
+        """Check and apply an event that ``needs_reads`` says reads nothing."""
+        self._check_local(event)
+        self._apply(event)
+
+    def admit(self, event: Event) -> Generator[Query, Any, None]:
+        """Check ``event`` (yielding the reads it needs), then apply it."""
         yield from self._check(event)
         self._apply(event)
-        return event
 
     def replay(self, event: Event) -> Generator[Query, Any, None]:
         """Fold a stored event in; ``CorruptEventError`` if it breaks the rules."""
-        if event.seq != self.state.revision:
+        if event.seq != self._revision:
             raise CorruptEventError(
-                self.session_id, self.state.revision, f"the log jumps to seq {event.seq}"
+                self.session_id, self._revision, f"the log jumps to seq {event.seq}"
             )
         try:
             parse_event(event.to_new(), max_bytes=2**62)
@@ -215,17 +239,20 @@ class SessionPlanner:
 
     # -- checks ------------------------------------------------------------------------------
 
-    def _check(self, event: Event) -> Planning:
+    def _check_local(self, event: Event) -> None:
         _check_surface_op(event)
         _check_sources(event)
         self._check_step(event)
+
+    def _check(self, event: Event) -> Planning:
+        self._check_local(event)
         if event.type == ASSISTANT_MESSAGE.type and event.data.get("usage") is not None:
             yield from self._check_chunk_sources(event)
         if isinstance(event.surface_op, ReplaceOp):
             yield from self._check_replace(event, event.surface_op)
 
     def _check_step(self, event: Event) -> None:
-        kind, data, step = event.type, event.data, self.state.step
+        kind, data, step = event.type, event.data, self._step
         if kind == STEP_START.type and step is not None:
             raise InvalidEventError(
                 f"step/start at seq {event.seq} arrives while turn {step.turn}/step {step.step} "
@@ -324,7 +351,9 @@ class SessionPlanner:
                 overlay.added.pop(entry.seq, None)
             overlay.added[seq] = SurfaceEntry(seq, shadowed[0].pos, event.type)
         self._events[seq] = event
-        self.state = SessionState(seq + 1, _next_step(self.state.step, event))
+        self._revision = seq + 1
+        if self._step is not None or event.type == STEP_START.type:
+            self._step = _next_step(self._step, event)
 
 
 def _next_step(step: OpenStep | None, event: Event) -> OpenStep | None:

@@ -14,7 +14,7 @@ from ctxbudget.ledger.threaded import ThreadedAsyncLedger
 
 __all__ = ["open_async_ledger", "open_ledger"]
 
-_SCHEMES = "memory://, sqlite:///PATH or postgresql://…"
+_SCHEMES = "memory://, sqlite:///PATH, postgresql://… or a PostgreSQL key=value DSN"
 
 
 def open_ledger(url: str | None = None, **options: Any) -> Ledger:
@@ -48,12 +48,16 @@ async def open_async_ledger(url: str | None = None, **options: Any) -> AsyncLedg
 def _scheme(url: str) -> str:
     if not isinstance(url, str):
         raise ConfigError(f"a ledger URL must be a string ({_SCHEMES}), not {type(url).__name__}")
+    if "://" not in url and "=" in url:
+        return "postgresql"  # a libpq keyword DSN: "host=… dbname=… password=…"
     scheme = urlsplit(url).scheme.lower()
     if scheme in ("postgres", "postgresql") or scheme.startswith("postgresql+"):
         return "postgresql"
     if scheme in ("memory", "sqlite"):
         return scheme
-    raise ConfigError(f"unknown ledger URL {url!r}; use {_SCHEMES}")
+    # Never echo the URL itself: it may hold a password.
+    shown = f"scheme {scheme!r}" if scheme else "a URL without a scheme"
+    raise ConfigError(f"unknown ledger URL ({shown}); use {_SCHEMES}")
 
 
 def _sqlite_path(url: str) -> Path:

@@ -301,6 +301,8 @@ APPEND_RULES: Final[Mapping[str, str]] = MappingProxyType(
         "assistant-sources": "an assistant/message with usage cites only assistant/chunk events "
         "of its own step",
         "chunk-order": "inside a step, chunk block indexes open in increasing order",
+        "seq-order": "seqs run 0, 1, 2, … with no gaps (the ledger assigns them)",
+        "corrupt-row": "a stored row decodes (reported by ledger check, never by append)",
     }
 )
 """Every append rule by the id ``InvalidEventError.rule`` names."""

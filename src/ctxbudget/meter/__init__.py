@@ -16,6 +16,7 @@ from ctxbudget.meter.anchor_rule import (
 from ctxbudget.meter.fold_cache import DEFAULT_FOLD_CACHE_BYTES
 from ctxbudget.meter.headers import RequestHeader, canonical_header, headers_equal
 from ctxbudget.meter.history import CallPrediction
+from ctxbudget.meter.log_check import LogCheck, LogProblem, check_session
 from ctxbudget.meter.measurement import Baseline, Measurement, Usage
 from ctxbudget.meter.nodes import Node, NodeVector
 from ctxbudget.meter.token_meter import DEFAULT_CONTEXT_WINDOW, TokenMeter
@@ -29,6 +30,8 @@ __all__ = [
     "AnchorRule",
     "Baseline",
     "CallPrediction",
+    "LogCheck",
+    "LogProblem",
     "Measurement",
     "Node",
     "NodeVector",
@@ -38,5 +41,6 @@ __all__ = [
     "Usage",
     "UsageVerdict",
     "canonical_header",
+    "check_session",
     "headers_equal",
 ]

@@ -31,6 +31,7 @@ from ctxbudget.meter.nodes import Node, NodeVector
 
 __all__ = [
     "CALIBRATION_PRIOR_TOKENS",
+    "MAX_ANSWER_RATIO",
     "MAX_DELTA_SCALE",
     "MAX_ENVELOPE_ANCHORS",
     "MIN_CALIBRATION_TOKENS",
@@ -51,7 +52,12 @@ EMPTY_NODES: Final = NodeVector()
 
 
 class FoldError(Exception):
-    """An event the fold cannot take; the message names its seq."""
+    """An event the fold cannot take; the message names its seq and the broken rule
+    (an id of ``ledger.vocabulary.APPEND_RULES``: the rule the ledger checks at append)."""
+
+    def __init__(self, message: str, rule: str) -> None:
+        self.rule = rule
+        super().__init__(f"{message} [rule: {rule}]")
 
 
 class Pricing(Protocol):
@@ -158,6 +164,9 @@ class UsageGrowth:
 
 MIN_CALIBRATION_TOKENS: Final = 5_000
 """Priced growth a session needs before its growth rescales the priced delta."""
+MAX_ANSWER_RATIO: Final = 1.5
+"""Reported over priced output beyond which (or below whose inverse) an answer is not
+evidence of the tokenizer."""
 CALIBRATION_PRIOR_TOKENS: Final = 300
 """The weight, in priced tokens, of the prior that the counter is right (ratio 1)
 against which plain-text answers are weighed."""
@@ -191,13 +200,17 @@ Lookup = Callable[[int], Event | None]
 def fold_event(state: FoldState, event: Event, pricing: Pricing, lookup: Lookup) -> FoldState:
     """The state after ``event``; ``FoldError`` if the event cannot be folded."""
     if event.seq != state.consumed:
-        raise FoldError(f"expected seq {state.consumed} next, the log gave seq {event.seq}")
+        raise FoldError(
+            f"expected seq {state.consumed} next, the log gave seq {event.seq}", "seq-order"
+        )
     try:
         return _transition(state, event, pricing, lookup)
     except FoldError:
         raise
     except (KeyError, TypeError, ValueError, AttributeError, ConfigError) as exc:
-        raise FoldError(f"{event.type} at seq {event.seq} is malformed ({exc!r})") from None
+        raise FoldError(
+            f"{event.type} at seq {event.seq} is malformed ({exc!r})", "field-type"
+        ) from None
 
 
 def _on_header(state: FoldState, event: Event, pricing: Pricing) -> FoldState:
@@ -209,7 +222,8 @@ def _on_step_start(state: FoldState, event: Event, pricing: Pricing) -> FoldStat
     step, data = state.step, event.data
     if step is not None:
         raise FoldError(
-            f"step/start at seq {event.seq} arrived before turn {step.turn}/step {step.step} ended"
+            f"step/start at seq {event.seq} arrived before turn {step.turn}/step {step.step} ended",
+            "step-open",
         )
     return replace(
         state, step=OpenStep(_int(data, "turn"), _int(data, "step"), state.surface_tokens)
@@ -221,7 +235,9 @@ def _on_step_end(state: FoldState, event: Event, pricing: Pricing) -> FoldState:
         # An aborted step/end with no step open is the documented crash recovery: a no-op.
         if state.step is None and event.data.get("aborted") is True:
             return state
-        raise FoldError(f"step/end at seq {event.seq} has no matching step/start boundary")
+        raise FoldError(
+            f"step/end at seq {event.seq} has no matching step/start boundary", "step-end"
+        )
     return replace(state, step=None)
 
 
@@ -302,8 +318,9 @@ def _grown(
 def _answered(growth: UsageGrowth, anchor: Anchor, step: OpenStep, event: Event) -> UsageGrowth:
     """Add a plain-text answer's reported output against its priced text. Answers with
     tool calls or reasoning are left out (providers count their framing and hidden
-    reasoning apart from the text), and so is a ratio outside the scale's bounds: an
-    answer whose count cannot describe its text."""
+    reasoning apart from the text), and so is a ratio beyond ``MAX_ANSWER_RATIO``
+    either way: tokenizers differ by less, so such a count holds more than the text
+    (reasoning the log does not show)."""
     usage = anchor.baseline.usage
     content = event.data.get("content") or ()
     if anchor.baseline.kind != "usage" or usage is None or usage.reasoning_tokens:
@@ -311,7 +328,7 @@ def _answered(growth: UsageGrowth, anchor: Anchor, step: OpenStep, event: Event)
     if not content or any(block.get("type") != "text" for block in content):
         return growth
     priced = anchor.surface_tokens - step.surface_tokens
-    if priced <= 0 or not MIN_DELTA_SCALE <= usage.output_tokens / priced <= MAX_DELTA_SCALE:
+    if priced <= 0 or not 1 / MAX_ANSWER_RATIO <= usage.output_tokens / priced <= MAX_ANSWER_RATIO:
         return growth
     return growth.answered(usage.output_tokens, priced)
 
@@ -319,7 +336,10 @@ def _answered(growth: UsageGrowth, anchor: Anchor, step: OpenStep, event: Event)
 def _assistant_step(state: FoldState, event: Event) -> OpenStep:
     step = state.step
     if step is None or not _matches(step, event.data):
-        raise FoldError(f"assistant/message at seq {event.seq} has no matching step/start boundary")
+        raise FoldError(
+            f"assistant/message at seq {event.seq} has no matching step/start boundary",
+            "assistant-step",
+        )
     return step
 
 
@@ -332,7 +352,8 @@ def _apply_op(state: FoldState, event: Event, price: int) -> tuple[NodeVector, i
         first, last = resolve_span(positions.get, op)
     except SpanError as exc:
         raise FoldError(
-            f"replace at seq {event.seq} has invalid current range {op.start}-{op.end} ({exc})"
+            f"replace at seq {event.seq} has invalid current range {op.start}-{op.end} ({exc})",
+            "replace-range",
         ) from None
     removed = sum(n.tokens for n in state.nodes[first : last + 1])
     return state.nodes.replaced(first, last, node), state.surface_tokens + price - removed
@@ -372,15 +393,19 @@ def _provider_output_tokens(
     chunks = []
     for source in event.source_seqs:
         if source >= event.seq:
-            raise FoldError(f"{where}: source seq {source} is not earlier")
+            raise FoldError(f"{where}: source seq {source} is not earlier", "source-seqs")
         if source in seen:
-            raise FoldError(f"{where} repeats source seq {source}")
+            raise FoldError(f"{where} repeats source seq {source}", "source-seqs")
         seen.add(source)
         cited = step.chunk(source) or lookup(source)
         if cited is None or cited.type != ASSISTANT_CHUNK.type:
-            raise FoldError(f"{where}: source seq {source} is not assistant/chunk")
+            raise FoldError(
+                f"{where}: source seq {source} is not assistant/chunk", "assistant-sources"
+            )
         if not _same_step(cited.data, event.data):
-            raise FoldError(f"{where}: source seq {source} belongs to another step")
+            raise FoldError(
+                f"{where}: source seq {source} belongs to another step", "assistant-sources"
+            )
         chunks.append(cited.data["chunk"])
     blocks = assemble_blocks(chunks)
     return pricing.message(Message("assistant", blocks)) if blocks else 0

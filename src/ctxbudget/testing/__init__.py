@@ -3,8 +3,8 @@
 Use them in your own tests as you would use httpx's ``MockTransport``.
 ``FakeSummarizer`` / ``FakeArchive`` stand in for the one ``Summarizer`` and
 ``Archive``; ``FakeItem*`` for the kernel's item-level protocols.
-``LedgerConformance`` (the suite every ledger store passes) needs pytest and is
-imported on first use.
+``LedgerConformance`` and ``AsyncLedgerConformance`` (the suites every ledger store
+passes) need pytest and are imported on first use.
 """
 
 from typing import Any
@@ -24,6 +24,7 @@ __all__ = [
     "AsyncFakeItemArchive",
     "AsyncFakeItemSummarizer",
     "AsyncFakeSummarizer",
+    "AsyncLedgerConformance",
     "FakeArchive",
     "FakeItemArchive",
     "FakeItemSummarizer",
@@ -39,4 +40,8 @@ def __getattr__(name: str) -> Any:
         from ctxbudget.testing.ledger import LedgerConformance
 
         return LedgerConformance
+    if name == "AsyncLedgerConformance":
+        from ctxbudget.testing.async_ledger import AsyncLedgerConformance
+
+        return AsyncLedgerConformance
     raise AttributeError(f"module 'ctxbudget.testing' has no attribute {name!r}")

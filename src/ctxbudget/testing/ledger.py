@@ -40,6 +40,7 @@ __all__ = [
     "assistant_message",
     "chunk_event",
     "header_event",
+    "replace_event",
     "step_event",
     "tool_result",
     "user",
@@ -95,7 +96,10 @@ def tool_result(call_id: str, text: str, **extra: Any) -> dict[str, Any]:
     return {"type": "tool/result", "data": data, "surface_op": "append", **extra}
 
 
-def _replace(event: dict[str, Any], start: int, end: int, sources: list[int]) -> dict[str, Any]:
+def replace_event(
+    event: dict[str, Any], start: int, end: int, sources: list[int]
+) -> dict[str, Any]:
+    """``event`` as a replace of the surface span ``start``..``end``, citing ``sources``."""
     return {
         **event,
         "surface_op": {"op": "replace", "start": start, "end": end},
@@ -322,9 +326,9 @@ class LedgerConformance:
         first, second = open_ledger(), open_ledger()
         second.append("s", user("zero"))
         first.append_many("s", [user("one"), user("two")])
-        second.append("s", _replace(user("sum"), 1, 2, [1, 2]))
+        second.append("s", replace_event(user("sum"), 1, 2, [1, 2]))
         with pytest.raises(InvalidEventError):
-            first.append("s", _replace(user("again"), 1, 2, [1, 2]))
+            first.append("s", replace_event(user("again"), 1, 2, [1, 2]))
         assert first.revision("s") == 4
 
     @pytest.mark.parametrize("expected", [-1, "0", 1.0, True])
@@ -353,11 +357,11 @@ class LedgerConformance:
     def test_replace_names_a_positional_span(self, ledger: Ledger) -> None:
         """A replace covers the span between two current seqs, then sits in its place."""
         ledger.append_many("s", [user("a"), user("b"), user("c"), user("d")])
-        assert ledger.append("s", _replace(user("bc"), 1, 2, [1, 2])) == 4
+        assert ledger.append("s", replace_event(user("bc"), 1, 2, [1, 2])) == 4
         # 4 now sits at position 1, so 0..4 is a valid span while 4..0 is reversed.
-        assert ledger.append("s", _replace(user("head"), 0, 4, [0, 4, 1, 2])) == 5
+        assert ledger.append("s", replace_event(user("head"), 0, 4, [0, 4, 1, 2])) == 5
         with pytest.raises(InvalidEventError, match="reversed"):
-            ledger.append("s", _replace(user("x"), 3, 5, [3, 5]))
+            ledger.append("s", replace_event(user("x"), 3, 5, [3, 5]))
         assert ledger.events("s")[5].surface_op == ReplaceOp(0, 4)
 
     @pytest.mark.parametrize(
@@ -370,9 +374,9 @@ class LedgerConformance:
             ({**user("x"), "source_seqs": [0, 0]}, "repeat"),
             ({**user("x"), "source_seqs": []}, "empty only on assistant"),
             ({**user("x"), "source_seqs": [-1]}, "non-negative"),
-            (_replace(user("x"), 0, 9, [0]), "not on the current surface"),
-            (_replace(user("x"), 1, 0, [0, 1]), "reversed"),
-            (_replace(user("x"), 0, 1, [0]), "do not list"),
+            (replace_event(user("x"), 0, 9, [0]), "not on the current surface"),
+            (replace_event(user("x"), 1, 0, [0, 1]), "reversed"),
+            (replace_event(user("x"), 0, 1, [0]), "do not list"),
             ({**user("x"), "surface_op": "prepend"}, "surface_op must be"),
             ({**user("x"), "seq": 3}, "unknown keys"),
             ({"type": "", "data": {}}, "type must be"),
@@ -408,7 +412,7 @@ class LedgerConformance:
 
     def test_a_bad_event_spoils_its_whole_batch(self, ledger: Ledger) -> None:
         """A batch is stored completely or not at all."""
-        batch = [user("fine"), _replace(user("bad"), 0, 7, [0, 7]), user("also fine")]
+        batch = [user("fine"), replace_event(user("bad"), 0, 7, [0, 7]), user("also fine")]
         with pytest.raises(InvalidEventError):
             ledger.append_many("s", batch)
         assert ledger.revision("s") == 0
@@ -417,17 +421,17 @@ class LedgerConformance:
     def test_tool_result_replacement_changes_only_content(self, ledger: Ledger) -> None:
         """A tool/result replace shadows exactly one tool/result and keeps its other fields."""
         ledger.append_many("s", [user("go"), tool_result("c1", "long output"), user("next")])
-        pruned = _replace(tool_result("c1", "short"), 1, 1, [1])
+        pruned = replace_event(tool_result("c1", "short"), 1, 1, [1])
         assert ledger.append("s", pruned) == 3
         with pytest.raises(InvalidEventError, match="only content"):
-            ledger.append("s", _replace(tool_result("c2", "x"), 3, 3, [3]))
+            ledger.append("s", replace_event(tool_result("c2", "x"), 3, 3, [3]))
         with pytest.raises(InvalidEventError, match="exactly one tool/result"):
-            ledger.append("s", _replace(tool_result("c1", "x"), 0, 3, [0, 3]))
+            ledger.append("s", replace_event(tool_result("c1", "x"), 0, 3, [0, 3]))
         assert ledger.revision("s") == 4
 
     def test_a_batch_may_replace_what_it_appended(self, ledger: Ledger) -> None:
         """Rules apply event by event inside a batch."""
-        batch = [tool_result("c", "big"), _replace(tool_result("c", "small"), 0, 0, [0])]
+        batch = [tool_result("c", "big"), replace_event(tool_result("c", "small"), 0, 0, [0])]
         assert ledger.append_many("s", batch) == [0, 1]
 
     # -- what cannot be stored -------------------------------------------------------------
@@ -482,6 +486,18 @@ class LedgerConformance:
             ledger.append_many("s", [user("fine"), bad])
         assert caught.value.rule == rule, str(caught.value)
         assert ledger.revision("s") == len(prefix)
+        assert_measurable(ledger, "s")
+
+    def test_a_long_stream_is_cited_whole(self, ledger: Ledger) -> None:
+        """An assistant/message citing thousands of chunks, and a replace hiding thousands of
+        seqs, are checked and stored (no store limit on how many seqs one event names)."""
+        chunks = [chunk_event({"type": "text-delta", "index": 0, "text": "t"})] * 2_000
+        ledger.append_many("s", [step_event("start", 1, 1), *chunks])
+        reply = _with_usage(_USAGE, list(range(1, 2_001)))
+        ledger.append_many("s", [reply, step_event("end", 1, 1)])
+        ledger.append_many("s", [user(str(n)) for n in range(1_500)])
+        hidden = list(range(2_003, 3_503))
+        assert ledger.append("s", replace_event(user("sum"), 2_003, 3_502, hidden)) == 3_503
         assert_measurable(ledger, "s")
 
     def test_a_crashed_step_is_closed_with_an_aborted_step_end(self, ledger: Ledger) -> None:

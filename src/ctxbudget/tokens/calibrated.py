@@ -38,7 +38,7 @@ __all__ = [
 PROFILE_FORMAT: Final = "ctxbudget.profile/1"
 """The ``format`` tag of a profile JSON file."""
 
-PROFILE_NAMES: Final = ("central", "cl100k", "deepseek-v4", "generic", "qwen3")
+PROFILE_NAMES: Final = ("central", "cl100k", "deepseek-v4", "generic", "o200k", "qwen3")
 """Profiles shipped in the package (``calibrated:<name>``)."""
 
 

@@ -33,8 +33,9 @@ from __future__ import annotations
 import functools
 import json
 import re
+from dataclasses import dataclass
 from importlib import resources
-from itertools import filterfalse
+from itertools import compress, filterfalse
 from typing import Final
 
 __all__ = [
@@ -66,6 +67,10 @@ FEATURE_NAMES: Final = (
     "tabs",
     "controls",
     "space_runs",
+    "spaces_in_runs",
+    "spaces_before_line_end",
+    "carriage_returns",
+    "long_run_letters",
     "space_before_non_ascii",
     "han_frequent",
     "han_common",
@@ -84,6 +89,9 @@ FEATURE_NAMES: Final = (
     "other_three_byte",
     "other_three_byte_runs",
     "astral",
+    "astral_beyond_emoji",
+    "costs_two",
+    "costs_three",
 )
 """Feature order, shared by ``text_features`` and every profile.
 
@@ -96,14 +104,27 @@ other languages, encoded text), which split into more pieces; ``case_switches``
 ``punctuation_changes``: punctuation after the same / another punctuation character
 ("-----" merges into one token, "+-+" does not). ``space_before_digit``: a space is its
 own token before a number, while it joins a following word; ``space_before_punctuation``
-joins or not, depending on the tokenizer. ``space_runs``: runs of two or more spaces;
-``newline_runs``: blank lines merge. ``controls``: control characters such as terminal
+joins or not, depending on the tokenizer. ``space_runs``: runs of two or more spaces,
+``spaces_in_runs`` the spaces after the first of each (a vocabulary merges at most a few
+dozen spaces into one token, so 100,000 spaces cost hundreds); ``newline_runs``: blank
+lines merge; ``spaces_before_line_end``: a space before a newline, a token of its
+own; ``carriage_returns``: CR characters (some vocabularies merge CR LF, some do
+not). ``long_run_letters``: letters
+beyond the ``_LONG_RUN``-th of a run of one case inside a word longer than ``_LONG_WORD``
+letters ("abab..." or random letters, which no vocabulary merges far; camelCase
+identifiers are many short runs and add nothing). ``controls``: control characters such as terminal
 escapes. Beyond ASCII: ``latin_extended`` U+0080-U+037F,
 ``greek_cyrillic`` U+0380-U+053F, ``other_two_byte`` U+0540-U+07FF (Hebrew, Arabic...),
 ``two_byte_runs`` their words; ``other_three_byte``: the rest of the Basic Multilingual
 Plane outside CJK (Indic scripts, symbols, box drawing, typographic punctuation), and
 its runs (rules like "────" merge into few tokens); ``astral``: code points beyond the
-Basic Multilingual Plane (emoji, rare ideographs).
+Basic Multilingual Plane (emoji, rare ideographs), and those outside the emoji plane
+U+1Fxxx (``astral_beyond_emoji``: ancient scripts, rare ideographs, private use, each up
+to 4 tokens). ``costs_two`` / ``costs_three``: non-Han characters that some vocabulary
+spends 2 / 3 or more tokens on when alone (``data/feature_tables.json``). Script classes
+say how a character usually merges with its neighbours; these say what it costs when
+nothing merges (random text in any script, combining marks piled up, private-use or
+unassigned code points), which is what keeps a conservative count from being fooled.
 """
 
 _ASCII_PUNCTUATION: Final = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
@@ -132,7 +153,9 @@ def _flags(b: int) -> int:
     flags = 0
     for flag, members in (
         (_DIGIT, _span(0x30, 0x39)),
-        (_PUNCTUATION, _ASCII_PUNCTUATION),
+        # Control characters are punctuation to every pre-tokenizer (not letters,
+        # digits or white space).
+        (_PUNCTUATION, _ASCII_PUNCTUATION + _CONTROLS),
         (_SPACE, b" "),
         (_CONSONANT, _CONSONANTS),
         (_LOWER, _span(0x61, 0x7A)),
@@ -147,7 +170,8 @@ def _flags(b: int) -> int:
 
 _FLAG_TABLE: Final = bytes(_flags(b) for b in range(256))
 _PUNCTUATION_IDS: Final = bytes(
-    _ASCII_PUNCTUATION.index(b) if b in _ASCII_PUNCTUATION else 0 for b in range(256)
+    (_ASCII_PUNCTUATION + _CONTROLS).index(b) if b in _ASCII_PUNCTUATION + _CONTROLS else 0
+    for b in range(256)
 )
 
 # Flag bits of the non-ASCII translation: lead bytes of scripts whose runs matter.
@@ -198,16 +222,36 @@ def _repeated(flag: int) -> int:
     return int.from_bytes(bytes((flag,)) * _PIECE, "little")
 
 
+@dataclass(frozen=True, slots=True)
+class _Tables:
+    """The shipped tables, as the lookups the features run. Patterns match runs, not
+    single characters: fewer matches, then one ``sub`` or join to count them."""
+
+    common_words: frozenset[bytes]
+    han_frequent: re.Pattern[str]
+    han_rare: re.Pattern[str]
+    han_everyday: re.Pattern[str]
+    costs_two: re.Pattern[str]
+    costs_three: re.Pattern[str]
+
+
+def _class_of_ranges(ranges: list[list[int]]) -> re.Pattern[str]:
+    return re.compile(
+        "[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges) + "]+"
+    )
+
+
 @functools.cache
-def _tables() -> tuple[frozenset[bytes], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+def _tables() -> _Tables:
     path = resources.files("ctxbudget.tokens").joinpath("data/feature_tables.json")
     tables = json.loads(path.read_text("utf-8"))
-    return (
-        frozenset(word.encode() for word in tables["common_words"]),
-        # Runs, not single characters: fewer match objects, then one join to count them.
-        re.compile("[" + tables["han_one_token"] + "]+"),
-        re.compile("[" + tables["han_three_tokens"] + "]+"),
-        re.compile("[" + tables["han_everyday"] + "]+"),
+    return _Tables(
+        common_words=frozenset(word.encode() for word in tables["common_words"]),
+        han_frequent=re.compile("[" + tables["han_one_token"] + "]+"),
+        han_rare=re.compile("[" + tables["han_three_tokens"] + "]+"),
+        han_everyday=re.compile("[" + tables["han_everyday"] + "]+"),
+        costs_two=_class_of_ranges(tables["costs_two"]),
+        costs_three=_class_of_ranges(tables["costs_three"]),
     )
 
 
@@ -249,7 +293,7 @@ def _cut(text: str, start: int, limit: int) -> int:
 
 
 def _piece_features(text: str) -> tuple[int, ...]:
-    common_words, han_frequent, han_rare, han_everyday = _tables()
+    tables = _tables()
     full = data = text.encode("utf-8", "surrogatepass")
     ascii_only = text.isascii()
     if not ascii_only:
@@ -257,8 +301,8 @@ def _piece_features(text: str) -> tuple[int, ...]:
         data = full.translate(None, _CONTINUATION)
     flags = int.from_bytes(data.translate(_FLAG_TABLE), "little")
     words = data.translate(_WORD_SPLIT).split()
-    other_words = list(filterfalse(common_words.__contains__, words))
-    other_letters, capped_letters = _letters(other_words)
+    other_words = list(filterfalse(tables.common_words.__contains__, words))
+    other_letters, capped_letters, long_run_letters = _letters(other_words)
     # Every flag one byte on: ``x & previous`` marks class bytes preceded by the class.
     previous = flags << 8
     digits = flags & _repeated(_DIGIT)
@@ -296,16 +340,21 @@ def _piece_features(text: str) -> tuple[int, ...]:
         data.count(b"\t"),
         len(data.translate(None, _NOT_CONTROLS)),
         _runs(double_spaces),
+        double_spaces.bit_count(),
+        (_next_byte(spaces, _SPACE, _NEWLINE) & newlines).bit_count(),
+        data.count(b"\r"),
+        long_run_letters,
     )
     if ascii_only:
         return (*ascii_part, *_NOTHING_BEYOND_ASCII)
     non_ascii = full.translate(None, _ASCII).decode("utf-8", "surrogatepass")
     classes = data.translate(_LEAD_CLASS_TABLE, _ASCII)  # one letter per non-ASCII character
     han = classes.count(b"h")
-    frequent = len("".join(han_frequent.findall(non_ascii)))
-    rare = len("".join(han_rare.findall(non_ascii)))
+    frequent = _matched(tables.han_frequent, non_ascii) if han else 0
+    rare = _matched(tables.han_rare, non_ascii) if han else 0
     cjk_punctuation = full.count(_CJK_PUNCTUATION_PREFIX)
     greek_cyrillic = classes.count(b"c")
+    astral = classes.count(b"4")
     leads = int.from_bytes(data.translate(_LEAD_FLAG_TABLE), "little")
     return (
         *ascii_part,
@@ -313,7 +362,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
         frequent,
         max(0, han - frequent - rare),
         rare,
-        max(0, han - len("".join(han_everyday.findall(non_ascii)))),
+        max(0, han - _matched(tables.han_everyday, non_ascii)) if han else 0,
         _runs(leads & _repeated(_HAN_LEAD)),
         classes.count(b"k") - cjk_punctuation,
         classes.count(b"g"),
@@ -326,30 +375,52 @@ def _piece_features(text: str) -> tuple[int, ...]:
         _runs(leads & _repeated(_TWO_BYTE_LEAD)),
         classes.count(b"3"),
         _runs(leads & _repeated(_OTHER_THREE_BYTE_LEAD)),
-        classes.count(b"4"),
+        astral,
+        astral - full.count(b"\xf0\x9f"),
+        _matched(tables.costs_two, non_ascii),
+        _matched(tables.costs_three, non_ascii),
     )
+
+
+def _matched(pattern: re.Pattern[str], text: str) -> int:
+    """Characters of ``text`` that ``pattern`` (a class of runs) matches."""
+    return len(text) - len(pattern.sub("", text))
 
 
 def _punctuation_changes(data: bytes, punctuation_pairs: int) -> int:
     """Punctuation bytes preceded by a *different* punctuation byte.
 
-    Each punctuation character gets a 5-bit id; XOR with the ids shifted one byte on is
-    0 where neighbours are equal, at most 31 where not, so adding 0x1F sets bit 5
-    exactly for the different ones, with no carry into the next byte.
+    Each punctuation (or control) character gets a 6-bit id; XOR with the ids shifted
+    one byte on is 0 where neighbours are equal, at most 63 where not, so adding 0x3F
+    sets bit 6 exactly for the different ones, with no carry into the next byte.
     """
     ids = int.from_bytes(data.translate(_PUNCTUATION_IDS), "little")
-    different = (ids ^ (ids << 8)) + _repeated(0x1F)
-    # Bit 5 of ``different`` lands on the punctuation flag (bit 1).
-    return (different >> 4 & punctuation_pairs).bit_count()
+    different = (ids ^ (ids << 8)) + _repeated(0x3F)
+    # Bit 6 of ``different`` lands on the punctuation flag (bit 1).
+    return (different >> 5 & punctuation_pairs).bit_count()
 
 
-def _letters(words: list[bytes]) -> tuple[int, int]:
-    """Letters in ``words``, and the same with each word counted as at most ``_CAP``."""
+def _letters(words: list[bytes]) -> tuple[int, int, int]:
+    """Letters in ``words``, the same with each word counted as at most ``_CAP``, and
+    the letters of long words' long runs of one case (``long_run_letters``)."""
     lengths = list(map(len, words))
-    if not lengths or max(lengths) > 255:
-        return sum(lengths), sum(min(n, _CAP) for n in lengths)
+    if not lengths:
+        return 0, 0, 0
+    if max(lengths) > 255:
+        long_words = [w for w in words if len(w) > _LONG_WORD]
+        return sum(lengths), sum(min(n, _CAP) for n in lengths), _long_run_letters(long_words)
     packed = bytes(lengths)  # one byte per word, so the capping runs in C
-    return sum(packed), sum(packed.translate(_CAPPED))
+    long_words = (
+        list(compress(words, packed.translate(_IS_LONG))) if max(packed) > _LONG_WORD else []
+    )
+    return sum(packed), sum(packed.translate(_CAPPED)), _long_run_letters(long_words)
+
+
+def _long_run_letters(long_words: list[bytes]) -> int:
+    """Letters beyond the ``_LONG_RUN``-th of each run of one case in ``long_words``."""
+    return sum(
+        max(0, len(run) - _LONG_RUN) for word in long_words for run in _CASE_RUN.findall(word)
+    )
 
 
 def _greek_cyrillic_uppercase(full: bytes) -> int:
@@ -361,4 +432,10 @@ def _greek_cyrillic_uppercase(full: bytes) -> int:
 
 _CAP: Final = 4
 _CAPPED: Final = bytes(min(n, _CAP) for n in range(256))
-_NOTHING_BEYOND_ASCII: Final = (0,) * (len(FEATURE_NAMES) - 23)
+_LONG_WORD: Final = 16
+_LONG_RUN: Final = 12
+_IS_LONG: Final = bytes(int(n > _LONG_WORD) for n in range(256))
+_CASE_RUN: Final = re.compile(rb"[a-z]+|[A-Z]+")
+_NOTHING_BEYOND_ASCII: Final = (0,) * (
+    len(FEATURE_NAMES) - FEATURE_NAMES.index("long_run_letters") - 1
+)

@@ -2,7 +2,7 @@
 
 The fit minimizes the squared *relative* error, ((estimate - count) / count)^2, so a
 short sample weighs as much as a long one, under the constraint that every weight is
->= 0 (which keeps counts monotone as text grows).
+>= 0 (which keeps counts monotone as text grows), or at least its floor when given.
 
 A budget is safer over than under, so by default the fit is an *expectile* regression:
 an underestimate costs ``expectile / (1 - expectile)`` times as much as an overestimate
@@ -15,7 +15,7 @@ whose steps are exact for a quadratic, so it needs no step size. Plain Python.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from ctxbudget.errors import ProfileError
 from ctxbudget.tokens.calibrated import Profile
@@ -39,6 +39,7 @@ def fit_profile(
     name: str = "fitted",
     about: str = "",
     expectile: float = DEFAULT_EXPECTILE,
+    floors: Mapping[str, float] | None = None,
 ) -> Profile:
     """A profile fitted to ``(text, true token count)`` pairs.
 
@@ -46,9 +47,13 @@ def fit_profile(
     text you will count (prose, code, JSON, each language): a feature that never occurs
     in the samples gets weight 0. Samples with an empty text or a count <= 0 are skipped.
     ``expectile`` in (0, 1): above 0.5 the fit leans towards overestimating.
+    ``floors``: the least weight of some features (feature name -> weight), such as the
+    worst-case price of a character class, so that a count can never fall below it
+    however rare that class is in the samples.
     """
     if not 0.0 < expectile < 1.0:
         raise ProfileError(f"expectile must be between 0 and 1, got {expectile}")
+    lower = _lower_bounds(floors or {})
     rows = [
         [x / count for x in text_features(text)]  # relative error: scale each row by 1/count
         for text, count in samples
@@ -56,20 +61,32 @@ def fit_profile(
     ]
     if not rows:
         raise ProfileError("fit_profile needs at least one sample with text and a count > 0")
-    weights = _expectile_fit(rows, expectile)
+    weights = _expectile_fit(rows, expectile, lower)
     return Profile(
         name=name, weights=tuple(weights), about=about or f"fitted on {len(rows)} samples"
     )
 
 
-def _expectile_fit(rows: Sequence[list[float]], expectile: float) -> list[float]:
+def _lower_bounds(floors: Mapping[str, float]) -> list[float]:
+    unknown = sorted(set(floors) - set(FEATURE_NAMES))
+    if unknown:
+        raise ProfileError(f"floors name unknown features {unknown}")
+    bad = sorted(name for name, value in floors.items() if not value >= 0)
+    if bad:
+        raise ProfileError(f"floors must be numbers >= 0 ({', '.join(bad)})")
+    return [float(floors.get(name, 0.0)) for name in FEATURE_NAMES]
+
+
+def _expectile_fit(
+    rows: Sequence[list[float]], expectile: float, lower: list[float]
+) -> list[float]:
     size = len(FEATURE_NAMES)
     gram_all, target_all = _zeros(size), [0.0] * size
     for row in rows:
         _accumulate(gram_all, target_all, row, 1.0)
     gram_under, target_under = _zeros(size), [0.0] * size
     under = [False] * len(rows)
-    weights = [0.0] * size
+    weights = list(lower)
     for _ in range(_REWEIGHTS):
         gram = [
             [expectile * u + (1 - expectile) * (a - u) for u, a in zip(gu, ga, strict=True)]
@@ -79,7 +96,7 @@ def _expectile_fit(rows: Sequence[list[float]], expectile: float) -> list[float]
             expectile * u + (1 - expectile) * (a - u)
             for u, a in zip(target_under, target_all, strict=True)
         ]
-        weights = _nonnegative_least_squares(gram, target, weights)
+        weights = _bounded_least_squares(gram, target, weights, lower)
         changed = False
         for i, row in enumerate(rows):
             is_under = sum(w * x for w, x in zip(weights, row, strict=True)) < 1.0
@@ -106,19 +123,19 @@ def _accumulate(gram: Matrix, target: list[float], row: list[float], sign: float
                 gram_i[j] += sign * xi * xj
 
 
-def _nonnegative_least_squares(
-    gram: Matrix, target: list[float], start: list[float]
+def _bounded_least_squares(
+    gram: Matrix, target: list[float], start: list[float], lower: list[float]
 ) -> list[float]:
-    """argmin over w >= 0 of w'Gw - 2b'w, by exact coordinate steps from ``start``."""
+    """argmin over w >= lower of w'Gw - 2b'w, by exact coordinate steps from ``start``."""
     weights = list(start)
     for _ in range(_SWEEPS):
         largest_step = 0.0
         for i, gram_i in enumerate(gram):
             if gram_i[i] <= 1e-15:
-                weights[i] = 0.0  # the feature never occurs: no evidence for a weight
+                weights[i] = lower[i]  # the feature never occurs: no evidence for more
                 continue
             residual = target[i] - sum(g * w for g, w in zip(gram_i, weights, strict=True))
-            new = max(0.0, weights[i] + residual / gram_i[i])
+            new = max(lower[i], weights[i] + residual / gram_i[i])
             largest_step = max(largest_step, abs(new - weights[i]))
             weights[i] = new
         if largest_step < _TOLERANCE:

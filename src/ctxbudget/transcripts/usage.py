@@ -47,16 +47,18 @@ def openai_usage(usage: Mapping[str, Any]) -> dict[str, int]:
 
 
 def codex_usage(usage: Mapping[str, Any]) -> dict[str, int]:
-    """Codex CLI ``token_count`` usage: ``input_tokens`` includes
-    ``cached_input_tokens``; ``reasoning_output_tokens`` is part of the output."""
+    """Codex CLI ``token_count`` usage: ``input_tokens`` is the whole prompt, including
+    ``cached_input_tokens`` (and, in newer rollouts, ``cache_write_input_tokens``);
+    ``reasoning_output_tokens`` is part of the output."""
     cached = _count(usage, "cached_input_tokens")
+    written = _count(usage, "cache_write_input_tokens")
     total_input = _count(usage, "input_tokens")
-    if cached > total_input:
+    if cached + written > total_input:
         raise UsageShapeError(
-            f"cached_input_tokens ({cached}) exceeds input_tokens ({total_input}), which "
-            "includes them"
+            f"cached_input_tokens ({cached}) and cache_write_input_tokens ({written}) exceed "
+            f"input_tokens ({total_input}), which includes them"
         )
-    out = _usage(total_input - cached, _count(usage, "output_tokens"), cached, 0)
+    out = _usage(total_input - cached - written, _count(usage, "output_tokens"), cached, written)
     if _count(usage, "reasoning_output_tokens"):
         out["reasoning_tokens"] = _count(usage, "reasoning_output_tokens")
     return out
