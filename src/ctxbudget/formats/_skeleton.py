@@ -45,6 +45,7 @@ __all__ = [
     "Part",
     "ProviderFormat",
     "block_type",
+    "listed_messages",
     "nested_chars",
     "role_of",
     "string_field",
@@ -233,6 +234,14 @@ def block_type(part: Any, where: str, fmt: ProviderFormat) -> str:
         raise fmt.fail(where, "is not a content block with a 'type'", "send {'type': 'text', ...}")
     kind: str = part["type"]
     return kind
+
+
+def listed_messages(body: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The object items of ``body["messages"]`` when it is a list, else none: format
+    detection reads any body, so a ``messages`` of the wrong shape is only left for the
+    parser to refuse."""
+    raw = body.get("messages")
+    return [m for m in raw if isinstance(m, Mapping)] if isinstance(raw, list) else []
 
 
 def string_field(part: Mapping[str, Any], key: str, where: str, fmt: ProviderFormat) -> str:

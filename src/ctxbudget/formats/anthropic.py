@@ -28,6 +28,7 @@ from ctxbudget.formats._skeleton import (
     Part,
     ProviderFormat,
     block_type,
+    listed_messages,
     role_of,
     string_field,
 )
@@ -70,8 +71,8 @@ class _MessagesFormat(ProviderFormat):
         """A top-level ``system``, Anthropic-only keys or content block types."""
         if any(key in body for key in _OWN_BODY_KEYS):
             return True
-        for message in body.get("messages") or ():
-            content = message.get("content") if isinstance(message, Mapping) else None
+        for message in listed_messages(body):
+            content = message.get("content")
             if isinstance(content, list) and any(_own_block(b) for b in content):
                 return True
         return False

@@ -27,6 +27,7 @@ from ctxbudget.formats._skeleton import (
     Part,
     ProviderFormat,
     block_type,
+    listed_messages,
     role_of,
     string_field,
 )
@@ -69,9 +70,7 @@ class _ChatFormat(ProviderFormat):
         """True when ``body`` has something only Chat Completions bodies have."""
         if any(key in body for key in _OWN_BODY_KEYS):
             return True
-        for message in body.get("messages") or ():
-            if not isinstance(message, Mapping):
-                continue
+        for message in listed_messages(body):
             role = message.get("role")
             if isinstance(role, str) and role in _OWN_ROLES:
                 return True
