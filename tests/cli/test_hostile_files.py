@@ -24,3 +24,13 @@ def test_a_body_that_is_not_an_object_is_named_as_json_names_it(
     result = runner.invoke(main, [command[0], str(path), *command[1:]])
     assert result.exit_code == ExitCode.ERROR, result.output
     assert f"holds a JSON {kind}, not a request object" in result.stderr
+
+
+@pytest.mark.parametrize("command", [["count"], ["context"], ["fit", "--max-input", "100"]])
+def test_an_empty_model_name_is_an_unknown_model_not_no_model(
+    runner: CliRunner, body_path: Path, command: list[str]
+) -> None:
+    """`--model ""` (an unset shell variable) used to be ignored silently."""
+    result = runner.invoke(main, [command[0], str(body_path), *command[1:], "--model", ""])
+    assert result.exit_code == ExitCode.ERROR, result.output
+    assert "[unknown_model]" in result.stderr
