@@ -22,7 +22,7 @@ reads and writes; nothing else.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 from ctxbudget.content import Block
@@ -184,18 +184,45 @@ class ProviderFormat:
         return Request(self.name, system, self.parse_tools(body), conversation, pending, body)
 
     def _turn(self, raw: Any, index: int, cache: RequestCache | None) -> Turn:
-        if cache is not None and type(raw) is dict:
-            turn = remembered_turn(cache, self.name, raw)
-            if turn is not None:
-                return turn
+        if cache is None or type(raw) is not dict:
+            return self._parse_turn(raw, raw, index)
+        turn = remembered_turn(cache, self.name, raw)
+        if turn is not None:
+            return turn
+        # Fresh objects with the same values (a proxy decodes every body anew): found
+        # by content; a miss parses the cache's private copy, so no entry shares
+        # anything the caller could edit later.
+        content = cache.content_key(raw)
+        if content is None:
+            return self._parse_turn(raw, raw, index, cache)
+        key = ("turn", self.name, content)
+        found = cache.get_by_content(key, raw)
+        if isinstance(found, Turn):
+            return found
+        copy = cache.private_copy(raw)
+        if copy != raw:  # not plain JSON (a tuple, a non-string key): not by content
+            return self._parse_turn(raw, raw, index, cache)
+        return self._parse_turn(raw, copy, index, cache, key)
+
+    def _parse_turn(
+        self,
+        raw: Any,
+        copy: Any,
+        index: int,
+        cache: RequestCache | None = None,
+        content_key: tuple[str, str, Hashable] | None = None,
+    ) -> Turn:
+        """Parse ``copy`` (``raw`` itself or a private copy equal to it)."""
         where = f"{self.items_key}[{index}]"
         # Nesting is bounded before parse_item and the memo recurse into the item.
-        chars = nested_chars(raw, where, self.label)
-        if not isinstance(raw, Mapping):
-            raise self.fail(where, f"is a {type(raw).__name__}", "use an object")
-        turn = self.parse_item(raw, where)
+        chars = nested_chars(copy, where, self.label)
+        if not isinstance(copy, Mapping):
+            raise self.fail(where, f"is a {type(copy).__name__}", "use an object")
+        turn = self.parse_item(copy, where)
         if cache is not None:
             remember_turn(cache, self.name, raw, turn, chars)
+            if content_key is not None and copy is not raw:
+                cache.put_by_content(content_key, copy, turn, chars)
         return turn
 
     def parse_tools(self, body: Mapping[str, Any]) -> tuple[Mapping[str, Any], ...]:

@@ -15,11 +15,20 @@ one dictionary look-up).
 
 Entries keyed by an object's identity hold that object, so its id cannot be
 reused by another object while the entry lives.
+
+Entries keyed by content serve callers that build fresh objects for the same
+values on every request (a proxy decodes a new body each call). The key is a
+digest of the value's JSON text; the entry holds a private copy decoded from
+that text, which the caller never sees and so cannot edit, and a hit also
+requires that copy to equal the value (so a tuple is not taken for a list, nor
+``{1: x}`` for ``{"1": x}``). Whatever is stored was derived from the copy.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable
@@ -116,11 +125,64 @@ class RequestCache:
         if shape is not _MISSING:
             self.put(key, (raw, shape, value), text_bytes)
 
+    def content_key(self, value: Any) -> Hashable | None:
+        """A key for ``value``'s content, or ``None`` when ``value`` is not JSON
+        (nothing is then stored by content).
+
+        A flat object of strings (most chat messages) is keyed by its items, which
+        costs no encoding; anything else by a digest of its JSON text. Only called
+        on values whose nesting the caller has bounded or that come from a JSON
+        decoder (the encoder refuses deeper ones with ``RecursionError``).
+        """
+        if type(value) is dict:
+            items = tuple(value.items())
+            if all(type(key) is str and type(item) is str for key, item in items):
+                return ("items", items)
+        try:
+            text = _CONTENT_ENCODER.encode(value)
+        except (TypeError, ValueError, RecursionError):
+            return None
+        return ("json", hashlib.blake2b(text.encode("ascii"), digest_size=16).digest())
+
+    def private_copy(self, value: Any) -> Any:
+        """A copy of ``value`` decoded from its JSON text, sharing nothing with it
+        (it equals ``value`` only when ``value`` is plain JSON: check before use)."""
+        return json.loads(_CONTENT_ENCODER.encode(value))
+
+    def get_by_content(self, key: Hashable, value: Any) -> object | None:
+        """The result stored with ``put_by_content`` under ``key`` when its copy equals
+        ``value``."""
+        entry = self.get(key)
+        if not isinstance(entry, _ByContent) or entry.copy != value:
+            return None
+        return entry.result
+
+    def put_by_content(self, key: Hashable, copy: Any, result: object, text_bytes: int) -> None:
+        """Store ``result``, derived from ``copy`` (from ``content_key``), under ``key``;
+        the copy is charged too (``2 * text_bytes``)."""
+        self.put(key, _ByContent(copy, result), 2 * text_bytes)
+
     def clear(self) -> None:
         """Forget everything (a cold start)."""
         with self._lock:
             self._entries.clear()
             self._bytes = 0
+
+
+# A constant, configured once: json.dumps with options builds a new encoder per call.
+_CONTENT_ENCODER: Final = json.JSONEncoder(
+    ensure_ascii=True, allow_nan=False, check_circular=False, separators=(",", ":")
+)
+
+
+class _ByContent:
+    """An entry keyed by content: the private copy it was derived from, and the result."""
+
+    __slots__ = ("copy", "result")
+
+    def __init__(self, copy: Any, result: object) -> None:
+        self.copy = copy
+        self.result = result
 
 
 _SCALARS: Final = frozenset({str, int, float, bool, type(None)})
