@@ -18,6 +18,7 @@ every figure is a side-by-side difference:
   whatever else the machine runs (the latencies do).
 
 Run: .venv/bin/python benchmarks/proxy_load.py [--quick] [--postgres URL] [--no-workers]
+     [--cpu-only]
 Bounded: each phase stops after its call count or --phase-seconds, whichever first.
 """
 
@@ -329,7 +330,8 @@ def cpu_table(proxy: Server, quick: bool, seconds: float) -> None:
         seed = 77 + tokens
         asyncio.run(load(proxy.url, 1, tokens, 1, seconds, False, seed))  # the cold call
         before = proxy.cpu_seconds()
-        timing = asyncio.run(load(proxy.url, 1, tokens, calls, seconds, False, seed + 1))
+        # The same seed: the same history, so every measured call is warm.
+        timing = asyncio.run(load(proxy.url, 1, tokens, calls, seconds, False, seed))
         spent = proxy.cpu_seconds() - before
         done = len(timing.warm) + len(timing.cold)
         print(
@@ -382,12 +384,15 @@ def main() -> None:
     parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/test")
     parser.add_argument("--no-workers", action="store_true", help="skip the PostgreSQL phase")
     parser.add_argument("--phase-seconds", type=float, default=60.0)
+    parser.add_argument("--cpu-only", action="store_true", help="only the CPU per warm call")
     args = parser.parse_args()
     print(f"# proxy_load on {os.cpu_count()} CPUs; stub, proxy and load generator on loopback")
     print(f"# load average before the run: {os.getloadavg()[0]:.1f}")
     with stub_process() as stub, tempfile.TemporaryDirectory() as tmp:
         with proxy_process(stub.url, f"sqlite:///{tmp}/ledger.sqlite", 1) as proxy:
             cpu_table(proxy, args.quick, args.phase_seconds)
+            if args.cpu_only:
+                return
             latency_table(stub, proxy, args.quick, args.phase_seconds)
             streaming_table(stub, proxy, args.quick, args.phase_seconds)
         if not args.no_workers:
