@@ -23,7 +23,7 @@ from typing import Any
 from ctxbudget.errors import ConflictError
 from ctxbudget.ledger import open_ledger
 
-LONG, SHORT, RUNS = 100_000, 100, 5
+LONG, SHORT, RUNS = 100_000, 100, 11
 DEFAULT_PG = os.environ.get(
     "CTXBUDGET_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
 )
@@ -60,35 +60,31 @@ def child(url: str, options_json: str, session: str) -> None:
     print(json.dumps([first, after_conflict]))
 
 
-def timed(url: str, options: dict[str, Any], session: str) -> tuple[float, float]:
-    runs = []
-    for _ in range(RUNS):
-        out = subprocess.run(
-            [sys.executable, __file__, "--child", url, json.dumps(options), session],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        runs.append(json.loads(out.stdout))
-    return (
-        statistics.median(r[0] for r in runs) * 1000,
-        statistics.median(r[1] for r in runs) * 1000,
+def one_run(url: str, options: dict[str, Any], session: str) -> list[float]:
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", url, json.dumps(options), session],
+        capture_output=True,
+        text=True,
+        check=True,
     )
+    return [float(x) * 1000 for x in json.loads(out.stdout)]
 
 
 def compare(name: str, url: str, options: dict[str, Any]) -> None:
     fill(url, options, "long", LONG)
     fill(url, options, "short", SHORT)
-    long_first, long_conflict = timed(url, options, "long")
-    short_first, short_conflict = timed(url, options, "short")
-    print(
-        f"{name:<10} first append  {LONG:,} events {long_first:7.2f} ms, {SHORT} events "
-        f"{short_first:7.2f} ms, ratio {long_first / short_first:4.2f}x"
-    )
-    print(
-        f"{name:<10} after conflict {LONG:,} events {long_conflict:7.2f} ms, {SHORT} events "
-        f"{short_conflict:7.2f} ms, ratio {long_conflict / short_conflict:4.2f}x"
-    )
+    # Long and short runs alternate, so load on the machine hits both alike.
+    runs: dict[str, list[list[float]]] = {"long": [], "short": []}
+    for _ in range(RUNS):
+        for session, samples in runs.items():
+            samples.append(one_run(url, options, session))
+    for index, what in enumerate(("first append", "after conflict")):
+        long_ms = statistics.median(r[index] for r in runs["long"])
+        short_ms = statistics.median(r[index] for r in runs["short"])
+        print(
+            f"{name:<10} {what:<14} {LONG:,} events {long_ms:7.2f} ms, {SHORT} events "
+            f"{short_ms:7.2f} ms, ratio {long_ms / short_ms:4.2f}x"
+        )
 
 
 def main() -> None:

@@ -127,6 +127,7 @@ class Timing:
     cold: list[float]
     warm: list[float]
     ttfb: list[float]
+    errors: list[str]
 
 
 async def run_session(
@@ -163,7 +164,8 @@ async def run_session(
         else:
             response = await client.post(url + "/v1/chat/completions", content=raw, headers=headers)
             if response.status_code != 200:
-                raise RuntimeError(f"call failed: {response.status_code} {response.text[:300]}")
+                timing.errors.append(f"{response.status_code} {response.text[:200]}")
+                return  # the session stops; the error is counted and shown
             reply = response.json()["choices"][0]["message"]["content"]
         elapsed = time.perf_counter() - started
         (timing.cold if index == 0 else timing.warm).append(elapsed)
@@ -174,7 +176,7 @@ async def run_session(
 async def load(
     url: str, sessions: int, tokens: int, calls: int, seconds: float, stream: bool, seed0: int
 ) -> Timing:
-    timing = Timing([], [], [])
+    timing = Timing([], [], [], [])
     limits = httpx.Limits(max_connections=sessions + 5, max_keepalive_connections=sessions + 5)
     async with httpx.AsyncClient(timeout=120, limits=limits, trust_env=False) as client:
         deadline = time.monotonic() + seconds
@@ -251,6 +253,9 @@ def proxy_process(
     stub: str, ledger: str, workers: int
 ) -> contextlib.AbstractContextManager[Server]:
     port = free_port()
+    # The stub is as loaded as the proxy here: give it time to accept connections.
+    config = Path(tempfile.mkdtemp()) / "agent.toml"
+    config.write_text("[server]\nconnect_timeout_s = 120\nupstream_timeout_s = 600\n")
     command = [
         sys.executable,
         "-c",
@@ -266,6 +271,8 @@ def proxy_process(
         "1000000",
         "--workers",
         str(workers),
+        "--config",
+        str(config),
     ]
     return process(command, f"http://127.0.0.1:{port}")
 
@@ -281,9 +288,9 @@ def latency_table(stub: Server, proxy: Server, quick: bool, seconds: float) -> N
     print("\n## Added latency (non-streaming), warm calls; cold = each session's first call")
     print(
         "| request | sessions | calls | direct p50 / p99 | proxy p50 / p99 | added p50 / p99 "
-        "| added cold p50 |"
+        "| added cold p50 | failed |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for tokens in (20_000, 200_000):
         for sessions in (1, 10, 50):
             per_session = _calls(tokens, sessions, quick)
@@ -300,9 +307,12 @@ def latency_table(stub: Server, proxy: Server, quick: bool, seconds: float) -> N
                 f"| {ms(proxied.warm, 0.5):.1f} / {ms(proxied.warm, 0.99):.1f} ms "
                 f"| {ms(proxied.warm, 0.5) - ms(direct.warm, 0.5):+.1f} / "
                 f"{ms(proxied.warm, 0.99) - ms(direct.warm, 0.99):+.1f} ms "
-                f"| {ms(proxied.cold, 0.5) - ms(direct.cold, 0.5):+.1f} ms |",
+                f"| {ms(proxied.cold, 0.5) - ms(direct.cold, 0.5):+.1f} ms "
+                f"| {len(direct.errors)} / {len(proxied.errors)} |",
                 flush=True,
             )
+            for error in (direct.errors + proxied.errors)[:1]:
+                print(f"  first failure: {error}")
 
 
 def _calls(tokens: int, sessions: int, quick: bool) -> int:

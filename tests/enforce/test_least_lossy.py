@@ -82,7 +82,7 @@ def _with_reverted(original: Request, result: Request, index: int) -> Request:
     return result.with_conversation(tuple(turns))
 
 
-PROPERTY = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @PROPERTY

@@ -62,11 +62,19 @@ def test_serve_with_two_workers_enforces_and_shares_one_postgresql_ledger(
         with (
             serve_in_thread(stub.app()) as stub_url,
             serve(
-                "--workers", "2", "--ledger", ledger, "--upstream-openai", stub_url + "/v1"
+                *("--workers", "2", "--ledger", ledger, "--upstream-openai", stub_url + "/v1"),
+                *("--max-input", "2000"),
+                env={"CTXBUDGET_API_TOKEN": "service-token"},
             ) as url,
         ):
+            big = {"model": "m", "messages": [{"role": "user", "content": "x " * 8000}]}
+            refused = httpx.post(url + "/v1/chat/completions", json=big)
+            assert refused.status_code == 400
+            assert refused.json()["error"]["code"] == "context_length_exceeded"
+            assert httpx.get(url + "/sessions").status_code == 401  # the token from the env
             messages = [{"role": "user", "content": "task"}]
-            with httpx.Client(timeout=10) as client:
+            bearer = {"authorization": "Bearer service-token"}
+            with httpx.Client(timeout=10, headers=bearer) as client:
                 for turn in range(8):
                     # A fresh connection each time, so the calls spread over the workers.
                     answer = httpx.post(

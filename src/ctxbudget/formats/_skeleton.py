@@ -45,6 +45,7 @@ __all__ = [
     "Part",
     "ProviderFormat",
     "block_type",
+    "listed_messages",
     "nested_chars",
     "role_of",
     "string_field",
@@ -125,8 +126,14 @@ class ProviderFormat:
         raise NotImplementedError
 
     def raw_items(self, body: Mapping[str, Any]) -> list[Any]:
-        """The provider items of ``body``, in order."""
-        raise NotImplementedError
+        """The provider items of ``body``, in order: ``body[items_key]``, which must be a
+        non-empty list (Chat and Messages; Responses also takes text)."""
+        raw = body.get(self.items_key)
+        if not isinstance(raw, list) or not raw:
+            raise self.fail(
+                f"{self.items_key!r}", "is missing or empty", "send at least one message in a list"
+            )
+        return raw
 
     def parse_item(self, raw: Any, where: str) -> Turn:
         """One provider item as a turn."""
@@ -233,6 +240,14 @@ def block_type(part: Any, where: str, fmt: ProviderFormat) -> str:
         raise fmt.fail(where, "is not a content block with a 'type'", "send {'type': 'text', ...}")
     kind: str = part["type"]
     return kind
+
+
+def listed_messages(body: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The object items of ``body["messages"]`` when it is a list, else none: format
+    detection reads any body, so a ``messages`` of the wrong shape is only left for the
+    parser to refuse."""
+    raw = body.get("messages")
+    return [m for m in raw if isinstance(m, Mapping)] if isinstance(raw, list) else []
 
 
 def string_field(part: Mapping[str, Any], key: str, where: str, fmt: ProviderFormat) -> str:

@@ -28,6 +28,7 @@ from ctxbudget.formats._skeleton import (
     Part,
     ProviderFormat,
     block_type,
+    listed_messages,
     role_of,
     string_field,
 )
@@ -70,20 +71,11 @@ class _MessagesFormat(ProviderFormat):
         """A top-level ``system``, Anthropic-only keys or content block types."""
         if any(key in body for key in _OWN_BODY_KEYS):
             return True
-        for message in body.get("messages") or ():
-            content = message.get("content") if isinstance(message, Mapping) else None
+        for message in listed_messages(body):
+            content = message.get("content")
             if isinstance(content, list) and any(_own_block(b) for b in content):
                 return True
         return False
-
-    def raw_items(self, body: Mapping[str, Any]) -> list[Any]:
-        """``messages``, which must be a non-empty list."""
-        raw = body.get("messages")
-        if not isinstance(raw, list) or not raw:
-            raise self.fail(
-                "'messages'", "is missing or empty", "send at least one message in a list"
-            )
-        return raw
 
     def split_system(
         self, body: Mapping[str, Any], turns: list[Turn]

@@ -27,6 +27,7 @@ from ctxbudget.formats._skeleton import (
     Part,
     ProviderFormat,
     block_type,
+    listed_messages,
     role_of,
     string_field,
 )
@@ -69,9 +70,7 @@ class _ChatFormat(ProviderFormat):
         """True when ``body`` has something only Chat Completions bodies have."""
         if any(key in body for key in _OWN_BODY_KEYS):
             return True
-        for message in body.get("messages") or ():
-            if not isinstance(message, Mapping):
-                continue
+        for message in listed_messages(body):
             role = message.get("role")
             if isinstance(role, str) and role in _OWN_ROLES:
                 return True
@@ -81,15 +80,6 @@ class _ChatFormat(ProviderFormat):
             if isinstance(content, list) and any(_own_part(p) for p in content):
                 return True
         return False
-
-    def raw_items(self, body: Mapping[str, Any]) -> list[Any]:
-        """``messages``, which must be a non-empty list."""
-        raw = body.get("messages")
-        if not isinstance(raw, list) or not raw:
-            raise self.fail(
-                "'messages'", "is missing or empty", "send at least one message in a list"
-            )
-        return raw
 
     def split_system(
         self, body: Mapping[str, Any], turns: list[Turn]

@@ -119,14 +119,11 @@ class _Statements:
     revision: sql.Composed
     select: sql.Composed
     select_seqs: sql.Composed
-    insert: sql.Composed
     sessions: sql.Composed
     state: sql.Composed
-    save_state: sql.Composed
     positions: sql.Composed
     span: sql.Composed
-    surface_delete: sql.Composed
-    surface_insert: sql.Composed
+    commit: sql.Composed
 
     @classmethod
     def for_table(cls, schema: str | None, table: str) -> _Statements:
@@ -174,13 +171,8 @@ class _Statements:
             select_seqs=sql.SQL(
                 f"SELECT {columns} FROM {{}} WHERE session_id = %s AND seq = ANY(%s)"
             ).format(events),
-            insert=sql.SQL("INSERT INTO {} VALUES (%s, %s, %s, %s, %s, %s, %s)").format(events),
             sessions=sql.SQL("SELECT DISTINCT session_id FROM {}").format(events),
             state=sql.SQL("SELECT revision, state FROM {} WHERE session_id = %s").format(state),
-            save_state=sql.SQL(
-                "INSERT INTO {} VALUES (%s, %s, %s) ON CONFLICT (session_id) "
-                "DO UPDATE SET revision = excluded.revision, state = excluded.state"
-            ).format(state),
             positions=sql.SQL(
                 "SELECT seq, pos, kind FROM {} WHERE session_id = %s AND seq = ANY(%s)"
             ).format(surface),
@@ -188,10 +180,20 @@ class _Statements:
                 "SELECT seq, pos, kind FROM {} WHERE session_id = %s AND pos BETWEEN %s AND %s "
                 "ORDER BY pos"
             ).format(surface),
-            surface_delete=sql.SQL("DELETE FROM {} WHERE session_id = %s AND seq = %s").format(
-                surface
-            ),
-            surface_insert=sql.SQL("INSERT INTO {} VALUES (%s, %s, %s, %s)").format(surface),
+            # One round trip per batch: events, surface changes and state row, as arrays.
+            commit=sql.SQL(
+                "WITH new_events AS (INSERT INTO {events} SELECT %(sid)s, u.* FROM "
+                "unnest(%(seq)s::bigint[], %(time)s::bigint[], %(type)s::text[], "
+                "%(data)s::text[], %(op)s::text[], %(sources)s::text[]) AS u), "
+                "gone AS (DELETE FROM {surface} WHERE session_id = %(sid)s "
+                "AND seq = ANY(%(gone)s::bigint[])), "
+                "added AS (INSERT INTO {surface} SELECT %(sid)s, u.* FROM "
+                "unnest(%(added_seq)s::bigint[], %(added_pos)s::bigint[], "
+                "%(added_kind)s::text[]) AS u) "
+                "INSERT INTO {state} VALUES (%(sid)s, %(revision)s, %(state)s) "
+                "ON CONFLICT (session_id) DO UPDATE SET revision = excluded.revision, "
+                "state = excluded.state"
+            ).format(events=events, surface=surface, state=state),
         )
 
     def session_lock(self, session_id: str) -> int:
@@ -203,12 +205,26 @@ class _Statements:
 _LOCK: Final = "SELECT pg_advisory_xact_lock(%s)"
 
 
-def _commit_rows(session_id: str, commit: Commit) -> tuple[list[Any], ...]:
-    return (
-        list(encode_rows(commit.stored, commit.batch)),
-        [(session_id, s) for s in commit.surface_deleted],
-        [(session_id, e.seq, e.pos, e.kind) for e in commit.surface_added],
-    )
+def _commit_params(session_id: str, commit: Commit) -> dict[str, Any]:
+    """The commit statement's parameters: one array per column."""
+    rows = encode_rows(commit.stored, commit.batch)
+    columns = list(zip(*rows, strict=True)) if rows else [()] * 7
+    added = commit.surface_added
+    return {
+        "sid": session_id,
+        "seq": list(columns[1]),
+        "time": list(columns[2]),
+        "type": list(columns[3]),
+        "data": list(columns[4]),
+        "op": list(columns[5]),
+        "sources": list(columns[6]),
+        "gone": list(commit.surface_deleted),
+        "added_seq": [e.seq for e in added],
+        "added_pos": [e.pos for e in added],
+        "added_kind": [e.kind for e in added],
+        "revision": commit.state.revision,
+        "state": commit.state.to_json(),
+    }
 
 
 class _PostgresSession:
@@ -242,15 +258,8 @@ class _PostgresSession:
         return list(decode_rows(self.session_id, start, rows))
 
     def commit(self, commit: Commit) -> None:
-        events, gone, added = _commit_rows(self.session_id, commit)
-        with self.conn.cursor() as cursor:
-            cursor.executemany(self.sql.insert, events)
-            if gone:
-                cursor.executemany(self.sql.surface_delete, gone)
-            if added:
-                cursor.executemany(self.sql.surface_insert, added)
-            state = commit.state
-            cursor.execute(self.sql.save_state, (self.session_id, state.revision, state.to_json()))
+        # Binary parameters: text arrays go without per-element quoting.
+        self.conn.execute(self.sql.commit, _commit_params(self.session_id, commit), binary=True)
 
 
 class _AsyncPostgresSession:
@@ -289,17 +298,8 @@ class _AsyncPostgresSession:
         return list(decode_rows(self.session_id, start, rows))
 
     async def commit(self, commit: Commit) -> None:
-        events, gone, added = _commit_rows(self.session_id, commit)
-        async with self.conn.cursor() as cursor:
-            await cursor.executemany(self.sql.insert, events)
-            if gone:
-                await cursor.executemany(self.sql.surface_delete, gone)
-            if added:
-                await cursor.executemany(self.sql.surface_insert, added)
-            state = commit.state
-            await cursor.execute(
-                self.sql.save_state, (self.session_id, state.revision, state.to_json())
-            )
+        params = _commit_params(self.session_id, commit)
+        await self.conn.execute(self.sql.commit, params, binary=True)
 
 
 def _conflict(session_id: str, expected: int | None, actual: int) -> LedgerError:

@@ -50,7 +50,13 @@ def _scheme(url: str) -> str:
         raise ConfigError(f"a ledger URL must be a string ({_SCHEMES}), not {type(url).__name__}")
     if "://" not in url and "=" in url:
         return "postgresql"  # a libpq keyword DSN: "host=… dbname=… password=…"
-    scheme = urlsplit(url).scheme.lower()
+    try:
+        scheme = urlsplit(url).scheme.lower()
+    except ValueError:  # "Invalid IPv6 URL": an unclosed "[" in the host
+        raise ConfigError(
+            f"the ledger URL cannot be parsed (check the brackets around an IPv6 host); "
+            f"use {_SCHEMES}"
+        ) from None
     if scheme in ("postgres", "postgresql") or scheme.startswith("postgresql+"):
         return "postgresql"
     if scheme in ("memory", "sqlite"):

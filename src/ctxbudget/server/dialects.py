@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Final, Protocol
 
 from ctxbudget.content import Message, TextBlock
@@ -274,47 +275,49 @@ class Dialect:
     stop_key: str
 
 
-DIALECTS: Final[Mapping[str, Dialect]] = {
-    d.format: d
-    for d in (
-        Dialect(
-            "openai",
-            "/v1/chat/completions",
-            "openai",
-            "openai",
-            "openai",
-            _chat_items,
-            _chat_wrap,
-            _openai_chat_usage,
-            _OpenAIChatStream,
-            "stop",
-        ),
-        Dialect(
-            "openai-responses",
-            "/v1/responses",
-            "openai",
-            "openai",
-            "openai",
-            _responses_items,
-            _responses_wrap,
-            _openai_responses_usage,
-            _ResponsesStream,
-            "stop",
-        ),
-        Dialect(
-            "anthropic",
-            "/v1/messages",
-            "anthropic",
-            "anthropic",
-            "anthropic",
-            _anthropic_items,
-            _anthropic_wrap,
-            _anthropic_usage,
-            _AnthropicStream,
-            "stop_sequences",
-        ),
-    )
-}
+DIALECTS: Final[Mapping[str, Dialect]] = MappingProxyType(
+    {
+        d.format: d
+        for d in (
+            Dialect(
+                "openai",
+                "/v1/chat/completions",
+                "openai",
+                "openai",
+                "openai",
+                _chat_items,
+                _chat_wrap,
+                _openai_chat_usage,
+                _OpenAIChatStream,
+                "stop",
+            ),
+            Dialect(
+                "openai-responses",
+                "/v1/responses",
+                "openai",
+                "openai",
+                "openai",
+                _responses_items,
+                _responses_wrap,
+                _openai_responses_usage,
+                _ResponsesStream,
+                "stop",
+            ),
+            Dialect(
+                "anthropic",
+                "/v1/messages",
+                "anthropic",
+                "anthropic",
+                "anthropic",
+                _anthropic_items,
+                _anthropic_wrap,
+                _anthropic_usage,
+                _AnthropicStream,
+                "stop_sequences",
+            ),
+        )
+    }
+)
 """Every dialect by request format name."""
 
 

@@ -21,6 +21,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Any, Final
 
 from ctxbudget.content import Message, ToolResultBlock, blocks_to_json
@@ -37,7 +38,9 @@ __all__ = [
     "surface_op_of",
 ]
 
-REWRITE_SOURCE: Final = {"kind": "proxy", "reason": "history rewritten by the agent"}
+REWRITE_SOURCE: Final[Mapping[str, str]] = MappingProxyType(
+    {"kind": "proxy", "reason": "history rewritten by the agent"}
+)
 """``source`` of the empty ``context/message`` that replaces a rewritten span."""
 
 

@@ -71,7 +71,6 @@ class _Call:
     header: dict[str, Any]
     url: str
     content: bytes
-    stream: bool
     stages: str
 
 
@@ -116,7 +115,6 @@ async def _prepare(request: Request, raw: bytes, dialect: Dialect, state: Server
         header=header,
         url=target_url(base, request.url.path, request.url.query),
         content=content,
-        stream=body.get("stream") is True,
         stages=enforced.info.stages_text if enforced.info.compressed else "",
     )
 
@@ -143,7 +141,7 @@ async def proxy_call(request: Request, dialect: Dialect, state: ServerState) -> 
         )
     try:
         raw = await read_answer(response, call.url)
-        answer = _checked_answer(raw, response.status_code, dialect)
+        answer = _checked_answer(raw, response.status_code)
     except CtxBudgetError as error:
         return provider_error(error, dialect)
     headers = {**response_headers(response.headers), **extra}
@@ -159,7 +157,7 @@ async def proxy_call(request: Request, dialect: Dialect, state: ServerState) -> 
     )
 
 
-def _checked_answer(raw: bytes, status: int, dialect: Dialect) -> Mapping[str, Any] | None:
+def _checked_answer(raw: bytes, status: int) -> Mapping[str, Any] | None:
     """The decoded answer of a successful call; ``None`` for an upstream error that is
     already in the provider's shape (passed on untouched); an error otherwise."""
     try:

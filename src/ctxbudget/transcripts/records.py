@@ -61,9 +61,14 @@ def load_transcript(path: str | Path) -> Transcript:
     if not text.strip():
         raise TranscriptError(name, None, "is empty: it holds no transcript records")
     start = text.lstrip()[:1]
-    if start in ("{", "["):
-        return _json_or_lines(name, text)
-    return _markdown(name, text)
+    try:
+        if start in ("{", "["):
+            return _json_or_lines(name, text)
+        return _markdown(name, text)
+    except RecursionError:  # the json module gives up on deep nesting this way
+        raise TranscriptError(
+            name, None, "is nested too deeply to be read as JSON; no agent writes such records"
+        ) from None
 
 
 def _decode(name: str, raw: bytes) -> str:
