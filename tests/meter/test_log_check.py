@@ -63,6 +63,7 @@ def test_ledger_check_command_reports_and_exits_1(tmp_path: Path) -> None:
     path = tmp_path / "l.db"
     with SQLiteLedger(path) as ledger:
         ledger.append_many("s", [user("a"), step_event("start", 1, 1)])
+        ledger.append("clean", user("b"))
     conn = sqlite3.connect(path)
     with conn:  # a writer that bypasses the library appends a second step/start
         row = ("s", 2, 0, "step/start", json.dumps({"turn": 1, "step": 1}), None, None)
@@ -73,6 +74,6 @@ def test_ledger_check_command_reports_and_exits_1(tmp_path: Path) -> None:
     assert result.exit_code == 1, result.output
     assert "seq 2\tstep/start\tstep-open" in result.output
     assert "3 events, 1 cannot be folded" in result.output
-    clean = runner.invoke(main, ["ledger", "check", "none", "--ledger", f"sqlite:///{path}"])
+    clean = runner.invoke(main, ["ledger", "check", "clean", "--ledger", f"sqlite:///{path}"])
     assert clean.exit_code == 0
     assert "every event folds" in clean.output

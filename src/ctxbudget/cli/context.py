@@ -8,7 +8,6 @@ The numbers come from the library (``parse_request``, ``meter_request``,
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -16,7 +15,7 @@ from typing import Any
 import click
 from rich.console import Console
 
-from ctxbudget.cli.inputs import read_json
+from ctxbudget.cli.inputs import read_request_body
 from ctxbudget.cli.options import (
     counter_option,
     format_option,
@@ -26,7 +25,6 @@ from ctxbudget.cli.options import (
     resolve_model,
 )
 from ctxbudget.cli.render import context_view
-from ctxbudget.errors import FormatError
 from ctxbudget.formats import Request, input_cap, meter_request, output_reserve, parse_request
 from ctxbudget.kernel import Pressure, Report
 from ctxbudget.models import ModelInfo, PriceTier, input_cost, near_price_boundary, price_tier
@@ -143,9 +141,7 @@ def breakdown_of(
 
 def load_request(path: str, format_value: str) -> Request:
     """The request body at ``path`` (``-``: standard input), parsed (detected with auto)."""
-    body = read_json(path)
-    if not isinstance(body, Mapping):
-        raise FormatError(f"{path!r} holds a JSON {type(body).__name__}, not a request object")
+    body = read_request_body(path)
     return parse_request(body, resolve_format(body, format_value))
 
 

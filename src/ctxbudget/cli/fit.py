@@ -8,14 +8,13 @@ result. A refusal is raised as ``BudgetExceeded`` and exits 3 (``app``).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import click
 
 from ctxbudget.archives import FileArchive, Original
-from ctxbudget.cli.inputs import read_json, write_text
+from ctxbudget.cli.inputs import read_request_body, write_text
 from ctxbudget.cli.options import (
     counter_option,
     format_option,
@@ -33,7 +32,7 @@ from ctxbudget.enforce import (
     enforce_budget,
     load_budget_config,
 )
-from ctxbudget.errors import ConfigError, FormatError, InputUnreadableError
+from ctxbudget.errors import ConfigError, InputUnreadableError
 from ctxbudget.models import next_price_tier
 
 __all__ = ["fit", "fit_alias"]
@@ -163,9 +162,7 @@ def fit(
     config = _config(config_path, max_input, sink)
     archive = _archive(archive_dir)
     model = resolve_model(model_name)
-    body = read_json(request_path)
-    if not isinstance(body, Mapping):
-        raise FormatError(f"{request_path!r} holds a JSON {type(body).__name__}, not a request")
+    body = read_request_body(request_path)
     cliff = next_price_tier(model, 0) if model is not None else None
     result = enforce_budget(
         body,

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from ctxbudget.errors import FormatError, InputUnreadableError
 
-__all__ = ["parse_json", "read_events", "read_json", "read_text", "write_text"]
+__all__ = ["parse_json", "read_events", "read_json", "read_request_body", "read_text", "write_text"]
 
 
 def read_text(path: str) -> str:
@@ -60,6 +61,18 @@ def parse_json(text: str, where: str) -> Any:
 def read_json(path: str) -> Any:
     """A JSON document from a file or standard input."""
     return parse_json(read_text(path), repr(path))
+
+
+_JSON_KINDS = {list: "list", str: "string", int: "number", float: "number", bool: "boolean"}
+
+
+def read_request_body(path: str) -> Mapping[str, Any]:
+    """A request body (a JSON object) from a file or standard input."""
+    body = read_json(path)
+    if not isinstance(body, Mapping):
+        kind = "null" if body is None else _JSON_KINDS.get(type(body), type(body).__name__)
+        raise FormatError(f"{path!r} holds a JSON {kind}, not a request object")
+    return body
 
 
 def read_events(path: str) -> list[Any]:

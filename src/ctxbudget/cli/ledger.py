@@ -9,7 +9,7 @@ import click
 from ctxbudget.cli.exit_codes import ExitCode
 from ctxbudget.cli.inputs import read_events
 from ctxbudget.cli.options import ledger_option
-from ctxbudget.cli.sessions import list_sessions, measure
+from ctxbudget.cli.sessions import list_sessions, measure, require_session
 from ctxbudget.ledger import open_ledger
 from ctxbudget.meter import check_session
 
@@ -38,6 +38,7 @@ ledger.add_command(
 def events(session_id: str, ledger_url: str, start: int) -> None:
     """Print a session's events as JSON lines."""
     with open_ledger(ledger_url) as store:
+        require_session(store, session_id)
         for event in store.events(session_id, start):
             click.echo(json.dumps(event.to_json(), ensure_ascii=False))
 
@@ -65,6 +66,7 @@ def append(
 def check(ctx: click.Context, session_id: str, ledger_url: str) -> None:
     """Report every event of a session the meter cannot fold (exit 1 if any)."""
     with open_ledger(ledger_url) as store:
+        require_session(store, session_id)
         report = check_session(store, session_id)
     for problem in report.problems:
         click.echo(f"seq {problem.seq}\t{problem.type}\t{problem.rule}\t{problem.detail}")

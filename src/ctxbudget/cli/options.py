@@ -105,7 +105,7 @@ def model_option(function: _F) -> _F:
 
 def resolve_model(name: str | None) -> ModelInfo | None:
     """What the library knows about model ``name`` (``UnknownModelError`` if nothing)."""
-    return model_info(name) if name else None
+    return model_info(name) if name is not None else None  # "" is a typo, not "no model"
 
 
 def resolve_counter(spec: str | None, model: ModelInfo | None = None) -> TokenCounter:

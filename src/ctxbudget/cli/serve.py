@@ -6,14 +6,16 @@ import os
 
 import click
 
+from ctxbudget.cli.exit_codes import ExitCode
 from ctxbudget.errors import MissingExtraError
+from ctxbudget.ledger import open_ledger
 
 __all__ = ["serve"]
 
 
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", type=int, default=8787, show_default=True)
+@click.option("--port", type=click.IntRange(0, 65_535), default=8787, show_default=True)
 @click.option("--ledger", "ledger_url", default=None, help="Ledger URL (default: SQLite file).")
 @click.option("--config", "config_path", default=None, help="Agent TOML: [budget], [upstream].")
 @click.option("--max-input", type=int, default=None, help="max_input_tokens (overrides --config).")
@@ -51,6 +53,10 @@ def serve(
         ledger_url=ledger_url,
         upstreams={"openai": upstream_openai, "anthropic": upstream_anthropic},
     )
+    # Open the ledger once here, so a bad URL or a store that is down is one error line
+    # (exit 1) before the workers start, not a traceback in each worker's startup.
+    with open_ledger(settings.ledger_url):
+        pass
     # Workers are separate processes: they read the settings from the environment.
     os.environ.update(settings_to_environment(settings))
     click.echo(
@@ -59,11 +65,18 @@ def serve(
         f"upstreams {dict(settings.upstreams) or 'none'}, {workers} worker(s))",
         err=True,
     )
-    uvicorn.run(
-        "ctxbudget.server.app:app_from_environment",
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        log_level="warning",
-    )
+    try:
+        uvicorn.run(
+            "ctxbudget.server.app:app_from_environment",
+            factory=True,
+            host=host,
+            port=port,
+            workers=workers,
+            log_level="warning",
+        )
+    except SystemExit as stopped:
+        # uvicorn exits 3 when it cannot start (it has logged why), which here means
+        # "refused"; a server that could not start is an error.
+        if stopped.code not in (None, 0):
+            raise click.exceptions.Exit(int(ExitCode.ERROR)) from None
+        raise

@@ -41,7 +41,8 @@ def _meter_counter(spec: str | None) -> TokenCounter | None:
     return get_counter(spec) if spec else None
 
 
-def _known_session(store: Ledger, session_id: str) -> None:
+def require_session(store: Ledger, session_id: str) -> None:
+    """``ConfigError`` unless the ledger holds ``session_id`` (a typo is not an empty session)."""
     if store.revision(session_id) == 0:
         raise ConfigError(
             f"the ledger holds no session {session_id!r}; `ctxbudget session list` shows "
@@ -77,7 +78,7 @@ def measure(
 ) -> None:
     """Replay a session into the tokens its next request takes, and its pressure."""
     with open_ledger(ledger_url) as store:
-        _known_session(store, session_id)
+        require_session(store, session_id)
         meter = TokenMeter(store, counter=_meter_counter(counter_spec), context_window=window)
         result = meter.measure(session_id)
     if as_json:
@@ -98,7 +99,7 @@ def history(
 ) -> None:
     """Chart the pressure after each call, the meter's prediction beside the reported usage."""
     with open_ledger(ledger_url) as store:
-        _known_session(store, session_id)
+        require_session(store, session_id)
         meter = TokenMeter(store, counter=_meter_counter(counter_spec), context_window=window)
         calls = meter.history(session_id)
     if as_json:
@@ -200,7 +201,7 @@ def compact(
     """
     config = CompactionConfig(threshold_ratio=threshold, retain_tokens=retain)
     with open_ledger(ledger_url) as store:
-        _known_session(store, session_id)
+        require_session(store, session_id)
         meter = TokenMeter(store, context_window=window)
         archive: ArchiveChoice = LedgerArchive.per_session(store)
         hint = f"--session {session_id}"

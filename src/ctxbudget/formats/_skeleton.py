@@ -126,8 +126,14 @@ class ProviderFormat:
         raise NotImplementedError
 
     def raw_items(self, body: Mapping[str, Any]) -> list[Any]:
-        """The provider items of ``body``, in order."""
-        raise NotImplementedError
+        """The provider items of ``body``, in order: ``body[items_key]``, which must be a
+        non-empty list (Chat and Messages; Responses also takes text)."""
+        raw = body.get(self.items_key)
+        if not isinstance(raw, list) or not raw:
+            raise self.fail(
+                f"{self.items_key!r}", "is missing or empty", "send at least one message in a list"
+            )
+        return raw
 
     def parse_item(self, raw: Any, where: str) -> Turn:
         """One provider item as a turn."""

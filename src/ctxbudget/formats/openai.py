@@ -81,15 +81,6 @@ class _ChatFormat(ProviderFormat):
                 return True
         return False
 
-    def raw_items(self, body: Mapping[str, Any]) -> list[Any]:
-        """``messages``, which must be a non-empty list."""
-        raw = body.get("messages")
-        if not isinstance(raw, list) or not raw:
-            raise self.fail(
-                "'messages'", "is missing or empty", "send at least one message in a list"
-            )
-        return raw
-
     def split_system(
         self, body: Mapping[str, Any], turns: list[Turn]
     ) -> tuple[tuple[Turn, ...], list[Turn]]:
