@@ -82,7 +82,7 @@ def test_a_span_larger_than_the_window_is_summarized_in_chunks_then_merged(
     server.default = Answer(content="all of it")
     long = tuple(Message("user", (TextBlock(f"message {i} " + "word " * 600),)) for i in range(8))
     summarizer = OpenAICompatibleSummarizer(
-        server.base_url, "m", max_tokens=200, context_window=1500
+        server.base_url, "m", max_tokens=200, context_window=2500
     )
     text = summarizer.summarize(SummaryRequest(long, 200))
     assert len(server.requests) >= 3
