@@ -167,3 +167,14 @@ def test_async_archives_give_the_same_originals(tmp_path: Path) -> None:
     on_disk, logged = asyncio.run(run())
     assert on_disk == ORIGINAL
     assert logged == LedgerArchive(ledger, "s").retrieve("ledger:tool_output:4")
+
+
+def test_a_file_archive_on_a_file_path_is_an_archive_error(tmp_path: Path) -> None:
+    """A path that is a file (or any host failure) is an ArchiveError saying what to do,
+    never a raw OSError, and nothing is written."""
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("not a directory", "utf-8")
+    original = Original("tool_output", (Message("tool", (TextBlock("out"),)),))
+    with pytest.raises(ArchiveError, match="give a writable directory"):
+        FileArchive(blocker).store(original)
+    assert blocker.read_text("utf-8") == "not a directory"

@@ -98,3 +98,15 @@ def test_fit_detects_a_responses_body_and_refuses_with_3(runner: CliRunner, tmp_
     assert json.loads(fits.stdout) == RESPONSES_BODY
     refused = runner.invoke(main, ["fit", str(path), "--max-input", "10"])
     assert refused.exit_code == ExitCode.REFUSED
+
+
+def test_a_budget_is_guarded_by_an_exact_tokenizer_or_the_conservative_default() -> None:
+    """`fit --model` guards with the model's tokenizer only when it is exact; a calibrated
+    estimate of it (Claude's, fitted from usage) gives way to the conservative default."""
+    from ctxbudget.cli.options import guard_counter
+    from ctxbudget.models import model_info
+    from ctxbudget.tokens import default_counter
+
+    assert guard_counter(None, model_info("gpt-4o")).name.endswith("o200k_base")
+    assert guard_counter(None, model_info("claude-sonnet-4-5")).name == default_counter().name
+    assert guard_counter("chars4", model_info("claude-sonnet-4-5")).name == "chars4"

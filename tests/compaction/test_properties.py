@@ -122,3 +122,14 @@ def test_any_region_either_lands_pair_safe_and_smaller_or_appends_nothing(
         assert result.total_tokens_after < before
         assert before - result.total_tokens_after == result.net_removed_tokens
     assert surface_ok(ledger, meter)
+
+
+def test_a_span_just_at_the_summary_floor_stalls_instead_of_raising() -> None:
+    """Selection and the region transaction agree on the smallest useful span: one whose
+    room after the framing is exactly the floor is chosen and summarized, never refused
+    with CompactionRangeError by the transaction (a Hypothesis find)."""
+    from ctxbudget.compaction.selection import MIN_SUMMARY_TOKENS, summary_room
+
+    framing = 78
+    assert summary_room(framing + MIN_SUMMARY_TOKENS + 1, framing) == MIN_SUMMARY_TOKENS
+    assert summary_room(framing + MIN_SUMMARY_TOKENS, framing) < MIN_SUMMARY_TOKENS

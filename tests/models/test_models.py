@@ -199,3 +199,13 @@ def test_input_cost_grows_with_the_request(a: int, b: int) -> None:
 def test_within_must_be_a_fraction() -> None:
     with pytest.raises(ConfigError, match="within"):
         near_price_boundary(CLIFF, 1, within=1.5)
+
+
+def test_a_model_known_only_under_a_provider_is_suggested_with_its_prefix() -> None:
+    """An OpenRouter-only id is not suggested back bare (which would not resolve either):
+    the suggestion is the provider-prefixed name, and that name resolves."""
+    with pytest.raises(UnknownModelError) as refused:
+        model_info("qwen-max")
+    assert "openrouter/qwen-max" in str(refused.value)
+    assert "'qwen-max'?" not in str(refused.value)
+    assert model_info("openrouter/qwen-max").provider == "openrouter"

@@ -48,10 +48,19 @@ class FileArchive:
         data = _encode(original)
         digest = hashlib.sha256(data).hexdigest()[:HASH_DIGITS]
         target = self.path / f"{digest}.json"
-        if not target.exists():
-            self.path.mkdir(parents=True, exist_ok=True)
-            _write_durably(target, data)
-        elif target.read_bytes() != data:
+        try:
+            stored = target.read_bytes() if target.exists() else None
+            if stored is None:
+                self.path.mkdir(parents=True, exist_ok=True)
+                _write_durably(target, data)
+        except OSError as failure:
+            # The host's words (a file where the directory should be, a full disk, a
+            # permission) with what to do: an ArchiveError, so a stage never sends a stub.
+            raise ArchiveError(
+                f"cannot store an original in archive {str(self.path)!r}: "
+                f"{failure.strerror or failure}; give a writable directory"
+            ) from failure
+        if stored is not None and stored != data:
             raise ArchiveError(
                 f"archive {str(self.path)!r} already holds another original under {digest}; "
                 "nothing was overwritten: use a fresh archive directory"

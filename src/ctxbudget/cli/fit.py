@@ -18,8 +18,8 @@ from ctxbudget.cli.inputs import read_request_body, write_text
 from ctxbudget.cli.options import (
     counter_option,
     format_option,
+    guard_counter,
     model_option,
-    resolve_counter,
     resolve_format,
     resolve_model,
 )
@@ -168,7 +168,7 @@ def fit(
         body,
         config,
         format=resolve_format(body, format_value),
-        counter=resolve_counter(counter_spec, model),
+        counter=guard_counter(counter_spec, model),
         window=(model.context_window or 0) if model is not None else 0,
         output_reserve=(model.max_output_tokens or 0) if model is not None else 0,
         price_tier_tokens=cliff.above_tokens if cliff is not None else None,

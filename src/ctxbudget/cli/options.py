@@ -19,6 +19,7 @@ __all__ = [
     "LEDGER_ENV",
     "counter_option",
     "format_option",
+    "guard_counter",
     "ledger_option",
     "model_option",
     "resolve_counter",
@@ -106,6 +107,15 @@ def model_option(function: _F) -> _F:
 def resolve_model(name: str | None) -> ModelInfo | None:
     """What the library knows about model ``name`` (``UnknownModelError`` if nothing)."""
     return model_info(name) if name is not None else None  # "" is a typo, not "no model"
+
+
+def guard_counter(spec: str | None, model: ModelInfo | None = None) -> TokenCounter:
+    """The counter a budget is guarded with: ``spec``, else the model's tokenizer when it
+    is an exact vocabulary, else the conservative default. A calibrated estimate of a
+    model's tokenizer (``calibrated:claude``) predicts well but may count a little
+    under, which a guard must not."""
+    exact = model is not None and model.counter_spec.startswith("exact:")
+    return resolve_counter(spec, model if exact else None)
 
 
 def resolve_counter(spec: str | None, model: ModelInfo | None = None) -> TokenCounter:

@@ -25,7 +25,7 @@ from ctxbudget.meter import DEFAULT_CONTEXT_WINDOW, CallPrediction, Measurement,
 from ctxbudget.summaries import ExtractiveSummarizer
 from ctxbudget.tokens import TokenCounter, get_counter
 
-__all__ = ["session"]
+__all__ = ["require_session", "session"]
 
 _window_option = click.option(
     "--window",

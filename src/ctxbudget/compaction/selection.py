@@ -28,6 +28,7 @@ __all__ = [
     "SurfaceView",
     "choose_range",
     "region_plan",
+    "summary_room",
     "unshrinkable_spans",
 ]
 
@@ -154,13 +155,20 @@ def _head_span(
     except PlanRefusedError as refused:
         return "nothing_to_compact", str(refused)
     found = view.span(0, cut - 1)
-    if found.tokens - framing_tokens < MIN_SUMMARY_TOKENS:
+    if summary_room(found.tokens, framing_tokens) < MIN_SUMMARY_TOKENS:
         return (
             "span_too_small",
             f"the span {found.start_seq}-{found.end_seq} takes {found.tokens} tokens; its "
             f"checkpoint framing alone takes {framing_tokens}",
         )
     return found
+
+
+def summary_room(span_tokens: int, framing_tokens: int) -> int:
+    """The most tokens a summary of a span may take and still save something: the
+    span's price less the checkpoint framing, less one (a summary as costly as what it
+    replaces is refused). Range selection and the region transaction both ask this."""
+    return span_tokens - framing_tokens - 1
 
 
 def unshrinkable_spans(events: Sequence[Event]) -> set[tuple[int, int]]:

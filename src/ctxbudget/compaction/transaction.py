@@ -28,7 +28,12 @@ from typing import Any, Final
 
 from ctxbudget.archives import Original
 from ctxbudget.compaction.outcomes import Compacted, CompactionRange, Trigger
-from ctxbudget.compaction.selection import MIN_SUMMARY_TOKENS, SurfaceView, region_plan
+from ctxbudget.compaction.selection import (
+    MIN_SUMMARY_TOKENS,
+    SurfaceView,
+    region_plan,
+    summary_room,
+)
 from ctxbudget.compaction.steps import (
     AppendEvents,
     ArchiveAndSummarize,
@@ -115,7 +120,7 @@ def compact_region_steps(
 def _summary_budget(ctx: Context, span: CompactionRange) -> int:
     """Tokens the summary may take: the configured cap, and always less than the span
     minus its framing, so a summary that keeps to its budget is a saving."""
-    room = span.tokens - ctx.framing_tokens - 1
+    room = summary_room(span.tokens, ctx.framing_tokens)
     if room < MIN_SUMMARY_TOKENS:
         raise CompactionRangeError(
             f"the span {span.start_seq}-{span.end_seq} takes {span.tokens} tokens and its "

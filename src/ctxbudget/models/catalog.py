@@ -75,6 +75,11 @@ def _split_provider(snapshot: Any, name: str) -> tuple[str | None, str]:
 
 
 def _close_matches(snapshot: Any, reference: str) -> list[str]:
+    # A model the database lists only under some providers (an OpenRouter-only id) is
+    # found with its provider prefix; suggesting the bare name back would be no help.
+    holders = [p.id for p in snapshot.providers if any(m.id == reference for m in p.models)]
+    if holders:
+        return [f"{provider}/{reference}" for provider in holders[:3]]
     ids = sorted({m.id for p in snapshot.providers for m in p.models})
     return difflib.get_close_matches(reference.lower(), ids, n=3, cutoff=0.6)
 
