@@ -41,6 +41,14 @@ def _meter_counter(spec: str | None) -> TokenCounter | None:
     return get_counter(spec) if spec else None
 
 
+def _session_meter(
+    store: Ledger, session_id: str, counter_spec: str | None, window: int
+) -> TokenMeter:
+    """The meter ``session measure`` and ``session history`` read a held session with."""
+    require_session(store, session_id)
+    return TokenMeter(store, counter=_meter_counter(counter_spec), context_window=window)
+
+
 def require_session(store: Ledger, session_id: str) -> None:
     """``ConfigError`` unless the ledger holds ``session_id`` (a typo is not an empty session)."""
     if store.revision(session_id) == 0:
@@ -78,8 +86,7 @@ def measure(
 ) -> None:
     """Replay a session into the tokens its next request takes, and its pressure."""
     with open_ledger(ledger_url) as store:
-        require_session(store, session_id)
-        meter = TokenMeter(store, counter=_meter_counter(counter_spec), context_window=window)
+        meter = _session_meter(store, session_id, counter_spec, window)
         result = meter.measure(session_id)
     if as_json:
         click.echo(json.dumps(_measurement_json(result), indent=1))
@@ -99,8 +106,7 @@ def history(
 ) -> None:
     """Chart the pressure after each call, the meter's prediction beside the reported usage."""
     with open_ledger(ledger_url) as store:
-        require_session(store, session_id)
-        meter = TokenMeter(store, counter=_meter_counter(counter_spec), context_window=window)
+        meter = _session_meter(store, session_id, counter_spec, window)
         calls = meter.history(session_id)
     if as_json:
         click.echo(json.dumps([_call_json(n, c) for n, c in enumerate(calls, 1)], indent=1))
