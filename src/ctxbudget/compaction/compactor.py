@@ -54,6 +54,15 @@ class _Engine:
         config: CompactionConfig | None,
         new_id: Callable[[], str] | None,
     ) -> None:
+        if not isinstance(meter, TokenMeter):
+            raise ConfigError(
+                f"Compactor: meter is a {type(meter).__name__}; pass a ctxbudget.meter.TokenMeter"
+            )
+        if config is not None and not isinstance(config, CompactionConfig):
+            raise ConfigError(
+                f"Compactor: config is a {type(config).__name__}; pass a CompactionConfig "
+                "(CompactionConfig.from_mapping reads one from a table) or None"
+            )
         self.meter = meter
         self.config = config if config is not None else CompactionConfig()
         window = meter.context_window

@@ -81,6 +81,11 @@ class CompactionConfig:
     @classmethod
     def from_mapping(cls, settings: Mapping[str, Any]) -> CompactionConfig:
         """A config from a TOML/JSON table; unknown keys are refused, naming the allowed ones."""
+        if not isinstance(settings, Mapping):
+            raise ConfigError(
+                f"CompactionConfig.from_mapping: settings is a {type(settings).__name__}; "
+                "pass a table of keys (a dict)"
+            )
         allowed = [f.name for f in fields(cls)]
         for key in settings:
             if key not in allowed:
@@ -91,11 +96,13 @@ class CompactionConfig:
 
     def threshold_tokens(self, context_window: int) -> int:
         """The total at which compaction starts: ``floor(window * threshold_ratio)``."""
+        _window(context_window)
         return math.floor(context_window * self.threshold_ratio)
 
     def retain_for(self, context_window: int) -> int:
         """Tokens kept verbatim for ``context_window``; ``ConfigError`` if not below the
         threshold (a tail that large leaves nothing a compaction could relieve)."""
+        _window(context_window)
         if self.retain_tokens is not None:
             retain = self.retain_tokens
         else:
@@ -122,3 +129,14 @@ def _integer(name: str, value: Any, minimum: int) -> None:
     if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
         kind = "a positive integer" if minimum == 1 else "a non-negative integer"
         raise ConfigError(f"CompactionConfig: {name} ({value!r}) must be {kind}")
+
+
+def _window(context_window: Any) -> None:
+    if (
+        not isinstance(context_window, int)
+        or isinstance(context_window, bool)
+        or context_window <= 0
+    ):
+        raise ConfigError(
+            f"CompactionConfig: context_window ({context_window!r}) must be a positive integer"
+        )

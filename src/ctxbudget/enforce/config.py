@@ -14,7 +14,7 @@ import math
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any, Final
 
 from ctxbudget.enforce.events import CONFIG_INVALID, BudgetEvent, EventSink, LoggingSink
@@ -141,8 +141,17 @@ class BudgetConfig:
             value = getattr(self, name)
             if value not in allowed:
                 raise ConfigError(f"BudgetConfig.{name} must be {allowed}, not {value!r}")
-        if isinstance(self.never_trim_headers, str):
-            raise ConfigError("BudgetConfig.never_trim_headers must be a tuple of header lines")
+        headers = self.never_trim_headers
+        if not isinstance(headers, tuple) or not all(isinstance(h, str) for h in headers):
+            raise ConfigError(
+                f"BudgetConfig.never_trim_headers must be a tuple of header lines, not {headers!r}"
+            )
+        if not isinstance(self.summarize, bool):
+            raise ConfigError(
+                f"BudgetConfig.summarize must be True or False, not {self.summarize!r}"
+            )
+        if not isinstance(self.source, str):
+            raise ConfigError(f"BudgetConfig.source must be a string, not {self.source!r}")
         if self.summarizer not in SUMMARIZERS:
             raise ConfigError(
                 f"BudgetConfig.summarizer must be one of {list(SUMMARIZERS)}, not "
@@ -182,7 +191,10 @@ def load_budget_config(path: str | Path, *, sink: EventSink | None = None) -> Bu
     A file that cannot be read or parsed, or that has no usable
     ``max_input_tokens``, gives a disabled config and a ``config_invalid`` event.
     A bad optional key falls back to its default, with an event naming it.
+    A ``path`` that is not a path (``None``, a number) or a ``sink`` without
+    ``emit`` is a mistake in the calling code, not a bad file: ``ConfigError``.
     """
+    _check_arguments(path, sink)
     report = _Reporter(str(path), sink or LoggingSink())
     table = _read_budget_table(Path(path), report)
     if table is None:
@@ -212,6 +224,19 @@ def load_budget_config(path: str | Path, *, sink: EventSink | None = None) -> Bu
             report(f"[budget] {key} = {table[key]!r} is not {expected}; using the default", key=key)
     values["max_input_tokens"] = _budget_tokens(table, report)
     return BudgetConfig(**values)
+
+
+def _check_arguments(path: object, sink: object) -> None:
+    if not isinstance(path, str | PurePath) or not str(path):
+        raise ConfigError(
+            f"load_budget_config: path is {path!r}; pass the agent TOML file's path "
+            "(a str or pathlib.Path)"
+        )
+    if sink is not None and not callable(getattr(sink, "emit", None)):
+        raise ConfigError(
+            f"load_budget_config: sink is a {type(sink).__name__}, not an EventSink; pass one "
+            "with an emit(event) method, or None for the ctxbudget logger"
+        )
 
 
 def _read_budget_table(path: Path, report: _Reporter) -> Mapping[str, Any] | None:

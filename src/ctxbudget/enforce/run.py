@@ -16,6 +16,7 @@ from ctxbudget.formats import FormatName, RequestCache, shared_cache
 from ctxbudget.models import ModelInfo
 from ctxbudget.summaries import AsyncSummarizer, ExtractiveSummarizer, Summarizer
 from ctxbudget.tokens import CachingCounter, TokenCounter, default_counter
+from ctxbudget.tokens.arguments import counter_argument
 
 __all__ = [
     "enforce_budget",
@@ -39,11 +40,16 @@ def _options(
     summarizer: object | None,
     archive: object | None,
 ) -> FlowOptions:
-    if not isinstance(config, BudgetConfig):
-        raise ConfigError(
-            f"config is a {type(config).__name__}; pass a BudgetConfig "
-            "(or load one with load_budget_config)"
-        )
+    _check_config(config)
+    _check_limits(
+        hard_cap=hard_cap,
+        window=window,
+        output_reserve=output_reserve,
+        price_tier_tokens=price_tier_tokens,
+        cache_efficiency=cache_efficiency,
+        cost_pressure=cost_pressure,
+    )
+    _check_hosts(sink=sink, cache=cache, summarizer=summarizer, archive=archive)
     if model is not None:
         window, output_reserve, price_tier_tokens = _model_limits(
             model, window, output_reserve, price_tier_tokens
@@ -66,6 +72,79 @@ def _options(
         can_summarize=summarizer is not None,
         can_archive=archive is not None,
     )
+
+
+def _check_config(config: object) -> None:
+    if not isinstance(config, BudgetConfig):
+        raise ConfigError(
+            f"config is a {type(config).__name__}; pass a BudgetConfig "
+            "(or load one with load_budget_config)"
+        )
+
+
+def _check_limits(
+    *,
+    hard_cap: object,
+    window: object,
+    output_reserve: object,
+    price_tier_tokens: object,
+    cache_efficiency: object,
+    cost_pressure: object,
+) -> None:
+    """Token limits are whole numbers; 0 (or ``None`` where allowed) means "not given",
+    and a negative one is refused rather than read as "not given"."""
+    for name, value, optional in (
+        ("hard_cap", hard_cap, True),
+        ("window", window, False),
+        ("output_reserve", output_reserve, False),
+        ("price_tier_tokens", price_tier_tokens, True),
+    ):
+        if value is None and optional:
+            continue
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            continue
+        none = " or None" if optional else ""
+        raise ConfigError(
+            f"enforce_budget: {name} ({value!r}) must be a non-negative integer of tokens{none}"
+        )
+    efficiency_ok = cache_efficiency is None or (
+        isinstance(cache_efficiency, int | float)
+        and not isinstance(cache_efficiency, bool)
+        and 0 <= cache_efficiency <= 1
+    )
+    if not efficiency_ok:
+        raise ConfigError(
+            f"enforce_budget: cache_efficiency ({cache_efficiency!r}) must be a fraction in "
+            "[0, 1] or None (unknown)"
+        )
+    if not isinstance(cost_pressure, bool):
+        raise ConfigError(
+            f"enforce_budget: cost_pressure ({cost_pressure!r}) must be True or False"
+        )
+
+
+def _check_hosts(*, sink: object, cache: object, summarizer: object, archive: object) -> None:
+    """The objects a host plugs in have the methods enforcement will call."""
+    for name, value, methods, kind in (
+        ("sink", sink, ("emit",), "an EventSink (ctxbudget.enforce.LoggingSink)"),
+        ("cache", cache, (), "a RequestCache (ctxbudget.formats.RequestCache)"),
+        ("summarizer", summarizer, ("summarize",), "a Summarizer (ctxbudget.summaries)"),
+        ("archive", archive, ("store",), "an Archive (ctxbudget.archives)"),
+    ):
+        if value is None:
+            continue
+        if name == "cache":
+            usable = isinstance(value, RequestCache)
+        else:
+            usable = all(callable(getattr(value, method, None)) for method in methods)
+        if not usable:
+            raise ConfigError(
+                f"enforce_budget: {name} is a {type(value).__name__}, not {kind}; pass one or None"
+            )
+
+
+def _counter(counter: object) -> TokenCounter | None:
+    return None if counter is None else counter_argument(counter, "enforce_budget")
 
 
 def _model_limits(
@@ -106,7 +185,7 @@ def enforce_budget(
     *,
     format: FormatName | None = None,
     model: ModelInfo | None = None,
-    counter: TokenCounter | None = None,
+    counter: TokenCounter | str | None = None,
     hard_cap: int | None = None,
     window: int = 0,
     output_reserve: int = 0,
@@ -126,10 +205,13 @@ def enforce_budget(
     context window, maximum output and first price cliff fill ``window``,
     ``output_reserve`` and ``price_tier_tokens`` where those are not given (the
     counter stays the caller's: budgets are guarded by the conservative default).
-    ``counter``: defaults to the library's default
-    counter. ``hard_cap``: the model's input cap; ``window``: the model's context
-    window, from which the cap is derived for this body (its ``max_tokens``
-    reserved, or ``output_reserve`` when it sets none; see ``formats.input_cap``).
+    ``counter``: a ``TokenCounter``, or a spec string resolved with
+    ``ctxbudget.tokens.get_counter`` (``UnknownCounterError`` when it names none);
+    defaults to the library's default counter. ``hard_cap``: the model's input
+    cap; ``window``: the model's context window, from which the cap is derived
+    for this body (its ``max_tokens`` reserved, or ``output_reserve`` when it sets
+    none; see ``formats.input_cap``); these limits are non-negative integers (0:
+    not given), a negative one is refused with ``ConfigError``.
     The budget never exceeds the cap and the cache guard never lets a request
     past it. ``cost_pressure``: trim harder; ``price_tier_tokens``: the input size
     where the model's price per token goes up: a request estimated above it is
@@ -142,6 +224,7 @@ def enforce_budget(
     ``cache``: where work is reused across requests (default:
     ``formats.shared_cache()``). The caller's body is never modified.
     """
+    counter = _counter(counter)
     if summarizer is None:
         summarizer = _named_summarizer(config, counter)
     options = _options(
@@ -192,7 +275,7 @@ async def enforce_budget_async(
     *,
     format: FormatName | None = None,
     model: ModelInfo | None = None,
-    counter: TokenCounter | None = None,
+    counter: TokenCounter | str | None = None,
     hard_cap: int | None = None,
     window: int = 0,
     output_reserve: int = 0,
@@ -205,6 +288,7 @@ async def enforce_budget_async(
     cache: RequestCache | None = None,
 ) -> Enforced:
     """``enforce_budget`` for async hosts; the summarizer and archive may be sync or async."""
+    counter = _counter(counter)
     if summarizer is None:
         summarizer = _named_summarizer(config, counter)
     options = _options(

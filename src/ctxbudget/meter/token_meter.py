@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ctxbudget.content import Message, message_from_json
-from ctxbudget.errors import ConfigError, ReplayError
+from ctxbudget.errors import ConfigError, InvalidSessionIdError, ReplayError
 from ctxbudget.kernel import classify
 from ctxbudget.ledger import Event, LedgerReader
 from ctxbudget.meter.anchor_rule import (
@@ -37,6 +37,7 @@ from ctxbudget.tokens import (
     price_message,
     price_tools,
 )
+from ctxbudget.tokens.arguments import counter_argument
 
 __all__ = ["DEFAULT_CONTEXT_WINDOW", "TokenMeter"]
 
@@ -66,7 +67,8 @@ class TokenMeter:
     ``counter`` defaults to ``central_counter()``, the calibrated profile in the middle
     of the known tokenizers: the meter predicts what the provider will report, so it
     wants an unbiased count, not the conservative one budgets are guarded with
-    (``default_counter()``). ``Chars4Counter()`` with
+    (``default_counter()``). A spec string (``"chars4"``) is resolved with
+    ``ctxbudget.tokens.get_counter``. ``Chars4Counter()`` with
     ``SEED_OVERHEADS`` reproduces the reference meter exactly. One meter can serve
     many sessions and threads; each session's fold is kept and advanced on read.
 
@@ -93,7 +95,7 @@ class TokenMeter:
     def __init__(
         self,
         ledger: LedgerReader,
-        counter: TokenCounter | None = None,
+        counter: TokenCounter | str | None = None,
         context_window: int = DEFAULT_CONTEXT_WINDOW,
         overheads: Overheads | None = None,
         *,
@@ -109,6 +111,9 @@ class TokenMeter:
             raise ConfigError(
                 f"TokenMeter: context_window ({context_window!r}) must be a positive integer"
             )
+        _check_arguments(ledger, overheads, calibrate, anchor_rule)
+        if counter is not None:
+            counter = counter_argument(counter, "TokenMeter")
         self._ledger = ledger
         if overheads is None:
             overheads = DEFAULT_OVERHEADS if counter is None else SEED_OVERHEADS
@@ -164,6 +169,11 @@ class TokenMeter:
     def estimate_message(self, message: Message | Mapping[str, Any]) -> int:
         """The estimated tokens of one message (no session state involved)."""
         if not isinstance(message, Message):
+            if not isinstance(message, Mapping):
+                raise ConfigError(
+                    f"TokenMeter.estimate_message: message is a {type(message).__name__}; pass "
+                    "a ctxbudget.content.Message or a message as a dict"
+                )
             message = message_from_json(message)
         return self._pricing.message(message)
 
@@ -176,6 +186,7 @@ class TokenMeter:
         changing what the surface fields describe. ``ReplayError`` if a logged event
         cannot be folded; it stays unread, so every later call raises it again.
         """
+        _check_session_id(session_id, "measure")
         state = self._sync(session_id)
         if request_header is None:
             priced = state.header
@@ -211,6 +222,7 @@ class TokenMeter:
         Replays the log once from seq 0 with a meter of its own, so it neither reads
         nor changes this meter's folds. ``ReplayError`` as ``measure`` raises it.
         """
+        _check_session_id(session_id, "history")
         events = self._ledger.events(session_id, 0)
         prefix = PrefixReader(session_id, events)
         pricing = self._pricing
@@ -255,6 +267,37 @@ class TokenMeter:
             return found[0] if found else None
 
         return lookup
+
+
+def _check_arguments(
+    ledger: object, overheads: object, calibrate: object, anchor_rule: object
+) -> None:
+    """Wrong-typed arguments are named here, not met as an AttributeError at the first read."""
+    if not callable(getattr(ledger, "events", None)):
+        raise ConfigError(
+            f"TokenMeter: ledger is a {type(ledger).__name__}, not a ledger; pass one opened "
+            "with ctxbudget.ledger.open_ledger(url)"
+        )
+    if overheads is not None and not isinstance(overheads, Overheads):
+        raise ConfigError(
+            f"TokenMeter: overheads is a {type(overheads).__name__}; pass a "
+            "ctxbudget.tokens.Overheads or None"
+        )
+    if calibrate is not None and not isinstance(calibrate, bool):
+        raise ConfigError(f"TokenMeter: calibrate ({calibrate!r}) must be True, False or None")
+    if anchor_rule is not None and not isinstance(anchor_rule, AnchorRule):
+        raise ConfigError(
+            f"TokenMeter: anchor_rule is a {type(anchor_rule).__name__}; pass an AnchorRule "
+            "(ctxbudget.meter.DEFAULT_ANCHOR_RULE or SEED_ANCHOR_RULE) or None"
+        )
+
+
+def _check_session_id(session_id: object, method: str) -> None:
+    if not isinstance(session_id, str):
+        raise InvalidSessionIdError(
+            f"TokenMeter.{method}: session_id is a {type(session_id).__name__} "
+            f"({session_id!r}); pass the session id as a string"
+        )
 
 
 def _baseline(
