@@ -8,6 +8,7 @@ says what went wrong and what to do about it (class, then ``code``)::
     │   ├── UnknownCounterError         unknown_counter
     │   ├── ProfileError                profile_invalid
     │   ├── InputUnreadableError        input_unreadable    (a file or stream that cannot be read)
+    │   ├── OutputUnwritableError       output_unwritable   (a file that cannot be written)
     │   ├── MissingExtraError           missing_extra       (also an ImportError)
     │   ├── UnknownModelError           unknown_model
     │   └── ModelFactMissingError       model_fact_missing  (a known model, a fact not known)
@@ -84,6 +85,7 @@ __all__ = [
     "MissingExtraError",
     "ModelFactMissingError",
     "NotWiredError",
+    "OutputUnwritableError",
     "PlanInconsistentError",
     "PlanMismatchError",
     "PlanRefusedError",
@@ -149,6 +151,12 @@ class InputUnreadableError(ConfigError):
     """A file or stream named as input that cannot be read or decoded; names it."""
 
     code = "input_unreadable"
+
+
+class OutputUnwritableError(ConfigError):
+    """A file named as output that cannot be written; names it and says why."""
+
+    code = "output_unwritable"
 
 
 class MissingExtraError(ConfigError, ImportError):

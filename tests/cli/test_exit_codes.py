@@ -113,7 +113,7 @@ def test_a_refusal_exits_3_with_one_line(runner: CliRunner, body_path: Path) -> 
 def test_a_host_oserror_is_one_line(runner: CliRunner, body_path: Path, tmp_path: Path) -> None:
     out = tmp_path / "missing-dir" / "out.json"
     result = runner.invoke(main, ["fit", str(body_path), "--max-input", "100000", "-o", str(out)])
-    assert "cannot write" in assert_one_error_line(result, "input_unreadable", ExitCode.ERROR)
+    assert "cannot write" in assert_one_error_line(result, "output_unwritable", ExitCode.ERROR)
 
 
 def _group_with(command: click.Command) -> click.Group:

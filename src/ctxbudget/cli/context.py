@@ -30,7 +30,15 @@ from ctxbudget.kernel import Pressure, Report
 from ctxbudget.models import ModelInfo, PriceTier, input_cost, near_price_boundary, price_tier
 from ctxbudget.tokens import TokenCounter
 
-__all__ = ["Breakdown", "Price", "breakdown_of", "context", "context_alias", "load_request"]
+__all__ = [
+    "Breakdown",
+    "Price",
+    "breakdown_of",
+    "context",
+    "context_alias",
+    "load_request",
+    "reserve_note",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +76,14 @@ class Breakdown:
     output_reserve: int
     report: Report
     price: Price | None = None
+    requested_reserve: int = 0
+    """The output limit the body (or the model) asks for; more than ``output_reserve``
+    when the window cannot hold it (the input cap is then floored at 1 token)."""
+
+    @property
+    def reserve_shrunk(self) -> bool:
+        """True when the window is too small for the output limit asked for."""
+        return self.window > 0 and self.requested_reserve > self.output_reserve
 
     @property
     def input_tokens(self) -> int:
@@ -97,6 +113,7 @@ class Breakdown:
             "counter": self.counter,
             "window": self.window or None,
             "output_reserve": self.output_reserve,
+            "output_reserve_requested": self.requested_reserve or None,
             "input_cap": self.cap or None,
             "input_tokens": self.input_tokens,
             "free_tokens": self.free_tokens if self.cap > 0 else None,
@@ -133,10 +150,25 @@ def breakdown_of(
     """
     default_output = (model.max_output_tokens or 0) if model else 0
     cap = input_cap(request, window, default_output=default_output)
+    requested = output_reserve(request) or default_output
     reserve = window - cap if window > 0 else output_reserve(request)
     report = meter_request(request, counter).snapshot(cap)
     price = _price(model, report.input)
-    return Breakdown(source, request.format, counter.name, window, reserve, report, price)
+    return Breakdown(
+        source, request.format, counter.name, window, reserve, report, price, requested
+    )
+
+
+def reserve_note(breakdown: Breakdown) -> str | None:
+    """What to tell the user when the window cannot hold the output limit asked for."""
+    if not breakdown.reserve_shrunk:
+        return None
+    return (
+        f"the output limit of {breakdown.requested_reserve:,} tokens does not fit in the "
+        f"window of {breakdown.window:,}: the input cap is floored at {breakdown.cap:,} token(s) "
+        f"and only {breakdown.output_reserve:,} are left for output; give the model's real "
+        "window (--window N or --model NAME) or a smaller max_tokens in the body"
+    )
 
 
 def load_request(path: str, format_value: str) -> Request:
@@ -170,6 +202,9 @@ def context(
     size = window or (model.context_window or 0 if model else 0)
     counter = resolve_counter(counter_spec, model)
     breakdown = breakdown_of(request, counter, size, request_path, model)
+    note = reserve_note(breakdown)
+    if note is not None:
+        click.echo(f"note: {note}", err=True)
     if as_json:
         click.echo(json.dumps(breakdown.to_json(), ensure_ascii=False, indent=2))
     else:

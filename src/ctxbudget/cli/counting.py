@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ctxbudget.cli.inputs import read_text
-from ctxbudget.cli.options import model_option, resolve_model
+from ctxbudget.cli.options import counter_from_spec, model_option, resolve_model
 from ctxbudget.models import ModelInfo, price_tier
 from ctxbudget.tokens import TokenCounter, default_counter, get_counter
 
@@ -49,7 +49,7 @@ def count(paths: tuple[str, ...], specs: tuple[str, ...], model_name: str | None
     if specs and model_name:
         raise click.UsageError("give --counter SPEC or --model NAME, not both")
     model = resolve_model(model_name)
-    counters: list[TokenCounter] = [get_counter(s) for s in specs]
+    counters: list[TokenCounter] = [counter_from_spec(s) for s in specs]
     if model is not None:
         counters = [get_counter(model.counter_spec)]
     counters = counters or [default_counter()]

@@ -23,7 +23,7 @@ from rich.progress import (
 )
 
 from ctxbudget.cli.exit_codes import ExitCode
-from ctxbudget.cli.options import ledger_option
+from ctxbudget.cli.options import command_line_wording, ledger_option
 from ctxbudget.errors import ConflictError, CtxBudgetError, InputUnreadableError
 from ctxbudget.ledger import Ledger, open_ledger
 from ctxbudget.transcripts import TRANSCRIPT_FORMATS, ImportedSession, read_transcript
@@ -75,7 +75,7 @@ def _append(store: Ledger, imported: ImportedSession) -> str:
 
 
 def _error_line(path: str, error: CtxBudgetError) -> str:
-    message = str(error)
+    message = command_line_wording(str(error), " | ".join(TRANSCRIPT_FORMATS))
     where = path
     line = getattr(error, "line", None)
     if line:
@@ -102,6 +102,11 @@ def import_command(paths: tuple[str, ...], format_name: str, ledger_url: str) ->
     A file that cannot be read is reported on one line and the others are still
     imported; the exit status is then 1.
     """
+    if "-" in paths:
+        raise click.UsageError(
+            "session import reads transcript files by path, not standard input ('-'): "
+            "save the transcript to a file and give its path"
+        )
     failed = 0
     with open_ledger(ledger_url) as store, _progress(paths) as (progress, task):
         for path in paths:

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ctxbudget.errors import FormatError, InputUnreadableError
+from ctxbudget.errors import FormatError, InputUnreadableError, OutputUnwritableError
 
 __all__ = ["parse_json", "read_events", "read_json", "read_request_body", "read_text", "write_text"]
 
@@ -39,8 +39,12 @@ def write_text(path: str, text: str) -> None:
         return
     try:
         Path(path).write_text(text, "utf-8")
+    except IsADirectoryError as error:
+        raise OutputUnwritableError(
+            f"cannot write {path!r}: it is a directory; give a file path to write to"
+        ) from error
     except OSError as error:
-        raise InputUnreadableError(
+        raise OutputUnwritableError(
             f"cannot write {path!r}: {error.strerror or error}; check the directory exists "
             "and is writable"
         ) from error

@@ -2,21 +2,32 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
-from ctxbudget.errors import FormatError
+from ctxbudget.errors import FormatError, ProfileError, UnknownCounterError
 from ctxbudget.formats import FORMAT_NAMES, FormatName, detect_format
 from ctxbudget.ledger import DEFAULT_SQLITE_PATH
 from ctxbudget.models import ModelInfo, model_info
-from ctxbudget.tokens import TokenCounter, default_counter, get_counter
+from ctxbudget.tokens import (
+    PROFILE_NAMES,
+    SPEC_FORMS,
+    TokenCounter,
+    default_counter,
+    get_counter,
+)
 
 __all__ = [
     "AUTO_FORMAT",
+    "COUNTER_HELP",
     "DEFAULT_LEDGER_URL",
     "LEDGER_ENV",
+    "command_line_wording",
+    "counter_from_spec",
     "counter_option",
     "format_option",
     "guard_counter",
@@ -75,6 +86,18 @@ def counter_option(function: _F) -> _F:
     )(function)
 
 
+_LIBRARY_FORMAT_ARGUMENT = re.compile(r"\bformat='([a-z][a-z-]*)'")
+
+
+def command_line_wording(message: str, choices: str) -> str:
+    """A library message that names the ``format=`` argument, told as the ``--format``
+    option (``choices``: what the option takes, e.g. ``"openai | anthropic"``)."""
+    told = message.replace("name the format (format=...)", f"name it with --format {choices}")
+    told = told.replace("pass format= if", f"pass --format {choices} if")
+    told = told.replace("pass the format to read it as", f"pass --format {choices} to choose")
+    return _LIBRARY_FORMAT_ARGUMENT.sub(r"--format \1", told)
+
+
 def resolve_format(body: Mapping[str, Any], value: str) -> FormatName:
     """The format ``--format`` names, or the one detected from ``body`` for auto.
 
@@ -87,9 +110,11 @@ def resolve_format(body: Mapping[str, Any], value: str) -> FormatName:
     try:
         return detect_format(body)
     except FormatError as error:
-        raise FormatError(
-            f"{error}; on the command line: --format {' | '.join(FORMAT_NAMES)}"
-        ) from error
+        choices = " | ".join(FORMAT_NAMES)
+        told = command_line_wording(str(error), choices)
+        if "--format" not in told:
+            told = f"{told}; name it with --format {choices}"
+        raise FormatError(told) from error
 
 
 def model_option(function: _F) -> _F:
@@ -118,10 +143,34 @@ def guard_counter(spec: str | None, model: ModelInfo | None = None) -> TokenCoun
     return resolve_counter(spec, model if exact else None)
 
 
+COUNTER_HELP = (
+    f"valid --counter specs: {', '.join(SPEC_FORMS)} (built-in profiles for calibrated: "
+    f"{', '.join(PROFILE_NAMES)}, or the path of a profile JSON file)"
+)
+"""What ``--counter`` takes, for error messages."""
+
+
+def counter_from_spec(spec: str) -> TokenCounter:
+    """The counter ``--counter SPEC`` names; an unknown spec or a profile that is neither
+    built in nor a readable file is one error line naming the option."""
+    kind, _, argument = spec.partition(":")
+    known = argument in PROFILE_NAMES or Path(argument).is_file()
+    if kind == "calibrated" and argument and not known:
+        raise ProfileError(
+            f"--counter {spec}: {argument!r} is neither a built-in profile "
+            f"({', '.join(PROFILE_NAMES)}) nor a profile file; name a built-in profile "
+            "or give the path of a profile JSON file"
+        )
+    try:
+        return get_counter(spec)
+    except UnknownCounterError as error:
+        raise UnknownCounterError(f"--counter {spec!r} names no counter; {COUNTER_HELP}") from error
+
+
 def resolve_counter(spec: str | None, model: ModelInfo | None = None) -> TokenCounter:
     """The counter ``spec`` names, else the model's tokenizer, else the default guard counter."""
-    if spec:
-        return get_counter(spec)
+    if spec is not None:
+        return counter_from_spec(spec)
     if model is not None:
         return get_counter(model.counter_spec)
     return default_counter()

@@ -78,7 +78,15 @@ def context_view(breakdown: Breakdown) -> RenderableType:
             "□ free space", f"{breakdown.free_tokens:,}", _share(breakdown.free_tokens, window), ""
         )
         reserve = breakdown.output_reserve
-        if reserve:
+        if breakdown.reserve_shrunk:
+            asked = f"{breakdown.requested_reserve:,} asked for; the window leaves only this"
+            table.add_row(
+                "▒ output reserve",
+                f"{reserve:,}",
+                _share(reserve, window),
+                Text(asked, "bold red"),
+            )
+        elif reserve:
             table.add_row("▒ output reserve", f"{reserve:,}", _share(reserve, window), "")
         else:
             table.add_row("▒ output reserve", "-", "", Text("the body sets no output limit", "dim"))

@@ -9,7 +9,7 @@ from rich.console import Console
 
 from ctxbudget.archives import FileArchive, LedgerArchive
 from ctxbudget.cli.importing import import_command
-from ctxbudget.cli.options import counter_option, ledger_option
+from ctxbudget.cli.options import counter_from_spec, counter_option, ledger_option
 from ctxbudget.cli.render import history_chart, measurement_view
 from ctxbudget.compaction import (
     ArchiveChoice,
@@ -23,7 +23,7 @@ from ctxbudget.errors import ConfigError
 from ctxbudget.ledger import Ledger, open_ledger
 from ctxbudget.meter import DEFAULT_CONTEXT_WINDOW, CallPrediction, Measurement, TokenMeter
 from ctxbudget.summaries import ExtractiveSummarizer
-from ctxbudget.tokens import TokenCounter, get_counter
+from ctxbudget.tokens import TokenCounter
 
 __all__ = ["require_session", "session"]
 
@@ -38,7 +38,7 @@ _window_option = click.option(
 
 def _meter_counter(spec: str | None) -> TokenCounter | None:
     """The counter a spec names; ``None`` keeps the meter's own (usage-calibrated) default."""
-    return get_counter(spec) if spec else None
+    return counter_from_spec(spec) if spec is not None else None
 
 
 def _session_meter(
