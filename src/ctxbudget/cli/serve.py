@@ -7,6 +7,7 @@ import os
 import click
 
 from ctxbudget.cli.exit_codes import ExitCode
+from ctxbudget.cli.options import LEDGER_ENV
 from ctxbudget.errors import MissingExtraError
 from ctxbudget.ledger import open_ledger
 
@@ -16,7 +17,14 @@ __all__ = ["serve"]
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65_535), default=8787, show_default=True)
-@click.option("--ledger", "ledger_url", default=None, help="Ledger URL (default: SQLite file).")
+@click.option(
+    "--ledger",
+    "ledger_url",
+    default=None,
+    envvar=LEDGER_ENV,
+    metavar="URL",
+    help=f"Ledger URL (env {LEDGER_ENV}; default: the SQLite file under ./.ctxbudget/).",
+)
 @click.option("--config", "config_path", default=None, help="Agent TOML: [budget], [upstream].")
 @click.option("--max-input", type=int, default=None, help="max_input_tokens (overrides --config).")
 @click.option(
