@@ -97,9 +97,9 @@ def test_the_ledger_flag_wins_over_the_environment(
 def test_a_bad_ledger_in_the_environment_stops_serve_in_one_line(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from ctxbudget.cli.options import LEDGER_ENV
-
     import uvicorn
+
+    from ctxbudget.cli.options import LEDGER_ENV
 
     started = _Started()
     monkeypatch.setattr(uvicorn, "run", started)
