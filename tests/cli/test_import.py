@@ -163,3 +163,38 @@ def test_every_transcript_format_imports_through_the_cli(
         assert f"imported {imported.agent} session {imported.session_id}:" in out
         reported = [c["reported_tokens"] for c in _history(runner, ledger_url, imported.session_id)]
         assert sum(r is not None for r in reported) == imported.calls_with_usage
+
+
+def test_the_progress_bar_renders_on_stderr_and_leaves_json_output_whole(
+    runner: CliRunner, ledger_url: str, tmp_path: Path
+) -> None:
+    """--progress always draws the bar (on standard error) even off a terminal; standard
+    output is still exactly the --json document."""
+    path = write_claude_code_log(tmp_path, calls=3)
+    args = ["session", "import", str(path), "--ledger", ledger_url, "--progress", "always"]
+    result = runner.invoke(main, [*args, "--json"])
+    assert result.exit_code == ExitCode.DONE, result.output
+    assert "importing" in result.stderr
+    assert "kB" in result.stderr  # the bar's size column
+    (record,) = json.loads(result.stdout)
+    assert record == {
+        "file": str(path),
+        "session_id": SESSION_ID,
+        "agent": "claude-code",
+        "status": "imported",
+        "events": 14,
+        "calls_with_usage": 3,
+    }
+    again = json.loads(runner.invoke(main, [*args, "--json"]).stdout)
+    assert [(r["status"], r["events"]) for r in again] == [("skipped", 14)]
+
+
+def test_no_progress_bar_off_a_terminal_unless_asked(
+    runner: CliRunner, ledger_url: str, tmp_path: Path
+) -> None:
+    path = write_claude_code_log(tmp_path, calls=3)
+    for mode in ("auto", "never"):
+        args = ["session", "import", str(path), "--ledger", ledger_url, "--progress", mode]
+        result = runner.invoke(main, args)
+        assert result.exit_code == ExitCode.DONE, result.output
+        assert result.stderr == ""
