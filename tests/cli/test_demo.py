@@ -70,3 +70,31 @@ def test_demo_can_save_its_last_request_for_context_and_fit(
     shown = runner.invoke(main, ["context", str(saved), "--window", "8192", "--json"])
     assert shown.exit_code == 0, shown.output
     assert json.loads(shown.stdout)["format"] == "openai"
+
+
+def test_demo_says_which_counter_and_limit_each_pressure_figure_uses(
+    runner: CliRunner, ledger_url: str
+) -> None:
+    """The /context view (guard counter, input cap) reads higher than the meter's last line
+    (central counter, whole window); the demo names both and quotes both figures, and the
+    figures it quotes are the ones it printed."""
+    import re
+
+    from ctxbudget.cli.demo import DEMO_WINDOW
+    from ctxbudget.tokens import central_counter, default_counter
+
+    result = runner.invoke(main, ["demo", "--ledger", ledger_url])
+    assert result.exit_code == 0, result.output
+    output = " ".join(result.output.split())
+    guard, central = default_counter().name, central_counter().name
+    assert f"This view counts with {guard}" in output
+    assert f"counts with {central}, which predicts what the provider reports" in output
+    meter_lines = re.findall(r"\b(\d+)% (?:normal|tight|critical)\b", result.output)
+    explained = re.search(rf"\(([\d,]+) of {DEMO_WINDOW:,} = (\d+)%\)", output)
+    assert explained is not None
+    assert explained.group(2) == meter_lines[-1]  # the meter's last line, as printed
+    view = re.search(r"pressure \w+: ([\d.]+)% of the input cap", output)
+    quoted = re.search(r"input cap \([\d,]+ of [\d,]+ tokens = (\d+)%", output)
+    assert view is not None
+    assert quoted is not None
+    assert round(float(view.group(1))) == int(quoted.group(1))

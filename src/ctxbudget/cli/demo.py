@@ -29,7 +29,7 @@ from ctxbudget.enforce import BudgetConfig, enforce_budget
 from ctxbudget.errors import BudgetExceeded
 from ctxbudget.formats import input_cap, parse_request
 from ctxbudget.ledger import Ledger, open_ledger
-from ctxbudget.meter import TokenMeter
+from ctxbudget.meter import Measurement, TokenMeter
 from ctxbudget.summaries import ExtractiveSummarizer, render_transcript
 from ctxbudget.testing import RecordingSink
 from ctxbudget.tokens import default_counter, get_counter
@@ -60,6 +60,8 @@ class _Run:
     calls: int = 0
     enforced_unchanged: int = 0
     compactions: list[Compacted] = field(default_factory=list)
+    last: Measurement | None = None
+    """The meter's measurement after the last call (the last line of part 1)."""
 
 
 def _new_session(ledger: Ledger) -> str:
@@ -125,13 +127,22 @@ def _intro(run: _Run, ledger_url: str, window: int, cap: int) -> None:
         f"offline as session {run.agent.session_id!r} in {ledger_url}.\n"
         f"Window {window:,} tokens, output reserve {window - cap:,}, so every request is "
         f"held to {cap:,} input tokens. The provider is simulated: it reports usage by "
-        f"counting with {PROVIDER_COUNTER}; the meter predicts with its own counter.",
+        f"counting with {PROVIDER_COUNTER}; the meter predicts with its own counter, "
+        f"{run.meter.counter.name}; enforcement guards the budget with the conservative "
+        f"{default_counter().name}.",
         markup=False,
     )
 
 
 def _play(run: _Run) -> None:
     run.console.rule("1. Pressure, call by call")
+    run.console.print(
+        f"predicted: the meter's prompt before the call ({run.meter.counter.name}); reported: "
+        f"the provider's prompt ({PROVIDER_COUNTER}); pressure: the meter after the call "
+        f"(prompt and answer) as a share of the whole {run.meter.context_window:,}-token window",
+        style="dim",
+        markup=False,
+    )
     run.agent.start()
     for turn in SCRIPT:
         run.agent.user_turn(turn.user)
@@ -143,7 +154,8 @@ def _play(run: _Run) -> None:
     run.agent.finish()
     run.console.print(
         f"{run.calls} calls; enforcement checked every request against the budget of "
-        f"{run.budget.max_input_tokens:,} tokens and sent {run.enforced_unchanged} unchanged."
+        f"{run.budget.max_input_tokens:,} tokens (counted with {default_counter().name}) and "
+        f"sent {run.enforced_unchanged} unchanged."
     )
 
 
@@ -157,6 +169,7 @@ def _one_call(run: _Run, call: ModelCall) -> None:
     run.agent.finish_call(call, usage)
     run.calls += 1
     after = run.meter.measure(run.agent.session_id)
+    run.last = after
     reported = sum(v for k, v in usage.items() if k != "output_tokens")
     line = Text(f"{run.calls:>4}  {predicted.total_tokens:>9,}  {reported:>8,}  ")
     chart = bar(after.total_tokens, after.capacity, "cyan", width=_BAR)
@@ -243,3 +256,21 @@ def _final_breakdown(run: _Run, window: int) -> None:
     request = parse_request(run.agent.body())
     breakdown = breakdown_of(request, default_counter(), window, run.agent.session_id)
     run.console.print(context_view(breakdown))
+    if run.last is not None:
+        figures = _two_figures(
+            run.last, run.meter.counter.name, breakdown.input_tokens, breakdown.cap
+        )
+        run.console.print(figures, style="dim", markup=False)
+
+
+def _two_figures(meter: Measurement, meter_counter: str, guarded: int, cap: int) -> str:
+    """Why this view reads higher than the meter's last line: another counter, another limit."""
+    return (
+        f"This view counts with {default_counter().name}, the conservative counter budgets are "
+        f"guarded with, and holds the request against the input cap ({guarded:,} of {cap:,} "
+        f"tokens = {100 * guarded / cap:.0f}%: the window minus the output reserve). The "
+        f"meter's last line above counts with {meter_counter}, which predicts what "
+        f"the provider reports, against the whole window ({meter.total_tokens:,} of "
+        f"{meter.capacity:,} = {100 * meter.total_tokens / meter.capacity:.0f}%), so it reads "
+        "lower for the same session."
+    )
