@@ -53,10 +53,12 @@ def count(paths: tuple[str, ...], specs: tuple[str, ...], model_name: str | None
     if model is not None:
         counters = [get_counter(model.counter_spec)]
     counters = counters or [default_counter()]
+    # Every input is read before anything is printed: a bad file is one error line, not
+    # a table cut short.
+    texts = [(path, read_text(path)) for path in paths or ("-",)]
     click.echo("\t".join(["input", "chars", *(c.name for c in counters)]))
     largest = 0
-    for path in paths or ("-",):
-        text = read_text(path)
+    for path, text in texts:
         counts = [c.count(text) for c in counters]
         largest = max(largest, *counts)
         click.echo("\t".join([path, str(len(text)), *map(str, counts)]))

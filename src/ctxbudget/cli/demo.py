@@ -19,13 +19,13 @@ from rich.text import Text
 
 from ctxbudget.archives import LedgerArchive
 from ctxbudget.cli.context import breakdown_of
-from ctxbudget.cli.inputs import write_text
+from ctxbudget.cli.inputs import check_writable, write_text
 from ctxbudget.cli.options import ledger_option
 from ctxbudget.cli.render import bar, context_view, pressure_text
 from ctxbudget.compaction import Compacted, CompactionConfig, Compactor
 from ctxbudget.demo.agent import ScriptedAgent, SimulatedProvider
 from ctxbudget.demo.script import PASTED_LOG_TURN, SCRIPT, ModelCall
-from ctxbudget.enforce import BudgetConfig, enforce_budget
+from ctxbudget.enforce import RANGES, BudgetConfig, enforce_budget
 from ctxbudget.errors import BudgetExceeded
 from ctxbudget.formats import input_cap, parse_request
 from ctxbudget.ledger import Ledger, open_ledger
@@ -74,7 +74,12 @@ def _new_session(ledger: Ledger) -> str:
 
 @click.command()
 @ledger_option
-@click.option("--window", type=click.IntRange(min=2_048), default=DEMO_WINDOW, show_default=True)
+@click.option(
+    "--window",
+    type=click.IntRange(min=2_048, max=int(RANGES["max_input_tokens"].high)),
+    default=DEMO_WINDOW,
+    show_default=True,
+)
 @click.option(
     "--save-request",
     "save_path",
@@ -85,6 +90,8 @@ def _new_session(ledger: Ledger) -> str:
 def demo(ledger_url: str, window: int, save_path: str | None) -> None:
     """Replay a scripted agent session through the ledger, meter, enforcement and compaction."""
     console = Console(highlight=False)
+    if save_path is not None:
+        check_writable(save_path, "--save-request")
     with open_ledger(ledger_url) as ledger:
         session_id = _new_session(ledger)
         agent = ScriptedAgent(ledger, session_id)

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 import click
 
 from ctxbudget.archives import FileArchive, Original
-from ctxbudget.cli.inputs import read_request_body, write_text
+from ctxbudget.cli.inputs import check_directory, read_config_file, read_request_body, write_text
 from ctxbudget.cli.options import (
     counter_option,
     format_option,
@@ -25,6 +24,7 @@ from ctxbudget.cli.options import (
 )
 from ctxbudget.enforce import (
     BUDGET_EXCEEDED,
+    RANGES,
     STAGE_APPLIED,
     BudgetConfig,
     BudgetEvent,
@@ -32,7 +32,7 @@ from ctxbudget.enforce import (
     enforce_budget,
     load_budget_config,
 )
-from ctxbudget.errors import ConfigError, InputUnreadableError
+from ctxbudget.errors import ConfigError
 from ctxbudget.models import next_price_tier
 
 __all__ = ["fit", "fit_alias"]
@@ -73,13 +73,7 @@ class _ListingArchive:
 def _archive(directory: str | None) -> _ListingArchive | None:
     if directory is None:
         return None
-    path = Path(directory)
-    if path.exists() and not path.is_dir():
-        raise ConfigError(
-            f"--archive {directory!r} is a file, not a directory; give a directory "
-            "(it is created if missing)"
-        )
-    return _ListingArchive(FileArchive(path))
+    return _ListingArchive(FileArchive(check_directory(directory, "--archive")))
 
 
 def _config(config_path: str | None, max_input: int | None, sink: _StderrSink) -> BudgetConfig:
@@ -87,8 +81,7 @@ def _config(config_path: str | None, max_input: int | None, sink: _StderrSink) -
         raise click.UsageError("give the budget: --config agent.toml or --max-input N")
     config = BudgetConfig()
     if config_path is not None:
-        if not Path(config_path).is_file():
-            raise InputUnreadableError(f"--config {config_path!r} is not a readable file")
+        read_config_file(config_path)  # a missing, unreadable or non-TOML file: one line
         config = load_budget_config(config_path, sink=sink)
     if max_input is not None:
         config = replace(config, max_input_tokens=max_input)
@@ -130,7 +123,7 @@ def _report(
     "--max-input",
     "--budget",
     "max_input",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=int(RANGES["max_input_tokens"].high)),
     default=None,
     help="The input budget in tokens (wins over --config's max_input_tokens).",
 )

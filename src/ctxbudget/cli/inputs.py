@@ -4,21 +4,33 @@ from __future__ import annotations
 
 import json
 import sys
+import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ctxbudget.errors import FormatError, InputUnreadableError, OutputUnwritableError
+from ctxbudget.errors import ConfigError, FormatError, InputUnreadableError, OutputUnwritableError
 
-__all__ = ["parse_json", "read_events", "read_json", "read_request_body", "read_text", "write_text"]
+__all__ = [
+    "check_directory",
+    "check_writable",
+    "parse_json",
+    "read_config_file",
+    "read_events",
+    "read_json",
+    "read_request_body",
+    "read_text",
+    "write_text",
+]
 
 
 def read_text(path: str) -> str:
-    """A file's text, or standard input for ``-``."""
+    """A file's text, or standard input for ``-``; a UTF-8 byte order mark (as some Windows
+    editors write) is dropped, not counted or parsed."""
     if path == "-":
-        return sys.stdin.read()
+        return sys.stdin.read().removeprefix("\ufeff")
     try:
-        return Path(path).read_text("utf-8")
+        return Path(path).read_text("utf-8-sig")
     except IsADirectoryError as error:
         raise InputUnreadableError(f"{path!r} is a directory; give a file") from error
     except OSError as error:
@@ -30,6 +42,46 @@ def read_text(path: str) -> str:
             f"{path!r} is not UTF-8 text ({error.reason} at byte {error.start}); "
             "convert it to UTF-8"
         ) from error
+
+
+def read_config_file(path: str, option: str = "--config") -> Mapping[str, Any]:
+    """The TOML document ``option`` names, or one error line saying why it cannot be used
+    (the library reads it again; this is what the command line tells the user first)."""
+    try:
+        text = read_text(path)
+    except InputUnreadableError as error:
+        raise InputUnreadableError(f"{option}: {error}") from error
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{option} {path!r} is not valid TOML ({error})") from error
+
+
+def check_directory(path: str, option: str) -> Path:
+    """``path`` as a directory to write into (created when first needed); ``ConfigError``
+    if a file is already there."""
+    directory = Path(path)
+    if directory.exists() and not directory.is_dir():
+        raise ConfigError(
+            f"{option} {path!r} is a file, not a directory; give a directory "
+            "(it is created if missing)"
+        )
+    return directory
+
+
+def check_writable(path: str, option: str) -> None:
+    """``OutputUnwritableError`` now if ``path`` cannot be written later (a directory, or a
+    directory that does not exist), so a long run does not fail at its very end."""
+    if path == "-":
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise OutputUnwritableError(f"{option} {path!r} is a directory; give a file path")
+    if not target.parent.is_dir():
+        raise OutputUnwritableError(
+            f"{option} {path!r}: the directory {str(target.parent)!r} does not exist; create "
+            "it or give another path"
+        )
 
 
 def write_text(path: str, text: str) -> None:
@@ -52,6 +104,8 @@ def write_text(path: str, text: str) -> None:
 
 def parse_json(text: str, where: str) -> Any:
     """JSON from ``text``; the error names ``where`` and the spot."""
+    if not text.strip():
+        raise FormatError(f"{where} is empty; it should hold JSON")
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:

@@ -55,7 +55,7 @@ def append(
     batch = read_events(events_path)
     with open_ledger(ledger_url) as store:
         seqs = store.append_many(session_id, batch, expected_revision)
-    revision = seqs[-1] + 1 if seqs else expected_revision or 0
+        revision = store.revision(session_id)
     click.echo(f"appended {len(seqs)} events to {session_id!r}; revision {revision}")
 
 

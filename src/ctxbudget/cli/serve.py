@@ -7,7 +7,9 @@ import os
 import click
 
 from ctxbudget.cli.exit_codes import ExitCode
+from ctxbudget.cli.inputs import read_config_file
 from ctxbudget.cli.options import LEDGER_ENV
+from ctxbudget.enforce import RANGES
 from ctxbudget.errors import MissingExtraError
 from ctxbudget.ledger import open_ledger
 
@@ -26,7 +28,12 @@ __all__ = ["serve"]
     help=f"Ledger URL (env {LEDGER_ENV}; default: the SQLite file under ./.ctxbudget/).",
 )
 @click.option("--config", "config_path", default=None, help="Agent TOML: [budget], [upstream].")
-@click.option("--max-input", type=int, default=None, help="max_input_tokens (overrides --config).")
+@click.option(
+    "--max-input",
+    type=click.IntRange(min=0, max=int(RANGES["max_input_tokens"].high)),
+    default=None,
+    help="max_input_tokens, 0 for no budget (overrides --config).",
+)
 @click.option(
     "--upstream-openai", default=None, help="Base URL for /v1/chat/completions, /v1/responses."
 )
@@ -55,6 +62,8 @@ def serve(
         raise MissingExtraError(
             feature="ctxbudget serve", extra="server", module="uvicorn"
         ) from missing
+    if config_path is not None:
+        read_config_file(config_path)  # a missing, unreadable or non-TOML file: one line
     settings = load_server_settings(
         config_path,
         max_input_tokens=max_input,

@@ -9,6 +9,7 @@ from rich.console import Console
 
 from ctxbudget.archives import FileArchive, LedgerArchive
 from ctxbudget.cli.importing import import_command
+from ctxbudget.cli.inputs import check_directory
 from ctxbudget.cli.options import counter_from_spec, counter_option, ledger_option
 from ctxbudget.cli.render import history_chart, measurement_view
 from ctxbudget.compaction import (
@@ -206,6 +207,17 @@ def compact(
     call is never separated from its result. Without --if-needed it compacts now.
     """
     config = CompactionConfig(threshold_ratio=threshold, retain_tokens=retain)
+    try:
+        config.retain_for(window)  # checked here so the error names the options
+    except ConfigError as error:
+        given = f"--retain {retain:,}" if retain is not None else "the default tail (16%)"
+        raise click.UsageError(
+            f"{given} must be less than the compaction threshold of "
+            f"{config.threshold_tokens(window):,} tokens (--window {window:,} x --threshold "
+            f"{threshold:g}); keep a shorter tail or give the real --window"
+        ) from error
+    if archive_dir is not None:
+        check_directory(archive_dir, "--archive")
     with open_ledger(ledger_url) as store:
         require_session(store, session_id)
         meter = TokenMeter(store, context_window=window)
