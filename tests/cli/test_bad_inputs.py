@@ -151,3 +151,31 @@ def test_compact_names_its_options_when_the_kept_tail_is_too_long(
         result.stderr
     )
     assert "threshold_ratio" not in result.stderr
+
+
+def test_import_reports_a_missing_file_or_a_directory_as_other_commands_do(
+    runner: CliRunner, ledger_url: str, tmp_path: Path
+) -> None:
+    missing, directory = tmp_path / "nope.jsonl", tmp_path / "logs"
+    directory.mkdir()
+    result = runner.invoke(
+        main, ["session", "import", str(missing), str(directory), "--ledger", ledger_url]
+    )
+    assert result.exit_code == ExitCode.ERROR
+    errors = [line for line in result.stderr.splitlines() if line.startswith("ctxbudget: error")]
+    assert [line.split("]")[0] for line in errors] == ["ctxbudget: error [input_unreadable"] * 2
+    assert "no such file" in errors[0]
+    assert "is a directory" in errors[1]
+    assert "2 of 2 files could not be imported" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("command", "default"),
+    [(["session", "measure"], "calibrated:central"), (["context"], "guard counter")],
+)
+def test_counter_help_names_the_default_each_command_really_uses(
+    runner: CliRunner, command: list[str], default: str
+) -> None:
+    """The meter defaults to the central counter, budgets to the guard: the help says which."""
+    result = runner.invoke(main, [*command, "--help"])
+    assert default in " ".join(result.stdout.split())

@@ -24,8 +24,12 @@ def _show(archive: Archive, locator: str) -> None:
 
 @click.command("archive")
 @click.argument("locator")
-@click.option("--dir", "archive_dir", default=None, help="The directory given to --archive.")
-@click.option("--session", "session_id", default=None, help="The session a compaction ran on.")
+@click.option(
+    "--dir", "archive_dir", default=None, metavar="DIR", help="The directory given to --archive."
+)
+@click.option(
+    "--session", "session_id", default=None, metavar="ID", help="The session a compaction ran on."
+)
 @ledger_option
 def archive_show(
     locator: str, archive_dir: str | None, session_id: str | None, ledger_url: str

@@ -181,7 +181,13 @@ def load_request(path: str, format_value: str) -> Request:
 @click.argument("request_path", metavar="REQUEST.json")
 @format_option
 @model_option
-@click.option("--window", type=click.IntRange(min=1), default=None, help="Context window, tokens.")
+@click.option(
+    "--window",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Context window, tokens (instead of --model).",
+)
 @counter_option
 @click.option("--json", "as_json", is_flag=True, help="Print the breakdown as JSON.")
 def context(

@@ -79,6 +79,8 @@ def _new_session(ledger: Ledger) -> str:
     type=click.IntRange(min=2_048, max=int(RANGES["max_input_tokens"].high)),
     default=DEMO_WINDOW,
     show_default=True,
+    metavar="N",
+    help="Context window of the scripted session, tokens.",
 )
 @click.option(
     "--save-request",

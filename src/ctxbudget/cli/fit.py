@@ -118,17 +118,29 @@ def _report(
 
 @click.command()
 @click.argument("request_path", metavar="REQUEST.json")
-@click.option("--config", "config_path", default=None, help="Agent TOML file with [budget].")
+@click.option(
+    "--config", "config_path", default=None, metavar="FILE", help="Agent TOML file with [budget]."
+)
 @click.option(
     "--max-input",
     "--budget",
     "max_input",
     type=click.IntRange(min=1, max=int(RANGES["max_input_tokens"].high)),
     default=None,
+    metavar="N",
     help="The input budget in tokens (wins over --config's max_input_tokens).",
 )
-@click.option("-o", "--output", default="-", show_default=True, help="Where to write the body.")
-@click.option("--archive", "archive_dir", default=None, help="Keep stubbed originals in DIR.")
+@click.option(
+    "-o",
+    "--output",
+    default="-",
+    show_default=True,
+    metavar="FILE",
+    help="Where to write the body.",
+)
+@click.option(
+    "--archive", "archive_dir", default=None, metavar="DIR", help="Keep stubbed originals in DIR."
+)
 @click.option(
     "--cost-pressure", is_flag=True, help="Trim harder: the cost-pressure rule of docs/enforce.md."
 )

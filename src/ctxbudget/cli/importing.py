@@ -58,6 +58,17 @@ def _progress(paths: Sequence[str], mode: str) -> Iterator[tuple[Progress, TaskI
         yield progress, progress.add_task("import", total=total, file="")
 
 
+def _not_a_file(path: str) -> InputUnreadableError | None:
+    """The error for a path that is no file (missing, a directory), as every other
+    command reports it; the transcript reader judges the files that exist."""
+    target = Path(path)
+    if target.is_dir():
+        return InputUnreadableError(f"{path!r} is a directory; give the transcript files in it")
+    if not target.exists():
+        return InputUnreadableError(f"cannot read {path!r}: no such file; check the path")
+    return None
+
+
 def _size(path: str) -> int:
     try:
         return Path(path).stat().st_size
@@ -138,6 +149,11 @@ def import_command(
     with open_ledger(ledger_url) as store, _progress(paths, progress_mode) as (progress, task):
         for path in paths:
             progress.update(task, file=path)
+            missing = _not_a_file(path)
+            if missing is not None:
+                failed += 1
+                click.echo(_error_line(path, missing), err=True)
+                continue
             try:
                 for imported in read_transcript(path, format=format_name):
                     record = _append(store, imported)

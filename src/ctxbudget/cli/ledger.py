@@ -34,7 +34,14 @@ ledger.add_command(
 @ledger.command("events")
 @click.argument("session_id", metavar="SESSION")
 @ledger_option
-@click.option("--start", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option(
+    "--start",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    metavar="SEQ",
+    help="First seq to print.",
+)
 def events(session_id: str, ledger_url: str, start: int) -> None:
     """Print a session's events as JSON lines."""
     with open_ledger(ledger_url) as store:
@@ -47,7 +54,13 @@ def events(session_id: str, ledger_url: str, start: int) -> None:
 @click.argument("session_id", metavar="SESSION")
 @click.argument("events_path", metavar="EVENTS")
 @ledger_option
-@click.option("--expected-revision", type=click.IntRange(min=0), default=None)
+@click.option(
+    "--expected-revision",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="N",
+    help="Append only if the session is at this revision (else conflict, nothing written).",
+)
 def append(
     session_id: str, events_path: str, ledger_url: str, expected_revision: int | None
 ) -> None:

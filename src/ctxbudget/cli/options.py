@@ -32,6 +32,7 @@ __all__ = [
     "format_option",
     "guard_counter",
     "ledger_option",
+    "meter_counter_option",
     "model_option",
     "resolve_counter",
     "resolve_format",
@@ -74,16 +75,27 @@ def format_option(function: _F) -> _F:
     )(function)
 
 
-def counter_option(function: _F) -> _F:
-    """``--counter SPEC``: the token counter (see ``ctxbudget.tokens.get_counter``)."""
+def _counter_option(default: str) -> Callable[[_F], _F]:
     return click.option(
         "--counter",
         "counter_spec",
         default=None,
         metavar="SPEC",
         help="Token counter: chars4, cjk, calibrated:NAME, tiktoken:ENC, hf:PATH, auto:MODEL "
-        "(default: the calibrated guard counter).",
-    )(function)
+        f"(default: {default}).",
+    )
+
+
+def counter_option(function: _F) -> _F:
+    """``--counter SPEC``: the counter a budget is guarded with (``get_counter``)."""
+    return _counter_option("the conservative guard counter, or the model's tokenizer")(function)
+
+
+def meter_counter_option(function: _F) -> _F:
+    """``--counter SPEC`` for the meter, whose default predicts usage without a bias."""
+    return _counter_option("the meter's calibrated:central, corrected by the session's usage")(
+        function
+    )
 
 
 _LIBRARY_FORMAT_ARGUMENT = re.compile(r"\bformat='([a-z][a-z-]*)'")

@@ -18,7 +18,13 @@ __all__ = ["serve"]
 
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", type=click.IntRange(0, 65_535), default=8787, show_default=True)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65_535),
+    default=8787,
+    show_default=True,
+    help="Port to listen on.",
+)
 @click.option(
     "--ledger",
     "ledger_url",
@@ -27,18 +33,31 @@ __all__ = ["serve"]
     metavar="URL",
     help=f"Ledger URL (env {LEDGER_ENV}; default: the SQLite file under ./.ctxbudget/).",
 )
-@click.option("--config", "config_path", default=None, help="Agent TOML: [budget], [upstream].")
+@click.option(
+    "--config",
+    "config_path",
+    default=None,
+    metavar="FILE",
+    help="Agent TOML: [budget], [upstream].",
+)
 @click.option(
     "--max-input",
     type=click.IntRange(min=0, max=int(RANGES["max_input_tokens"].high)),
     default=None,
+    metavar="N",
     help="max_input_tokens, 0 for no budget (overrides --config).",
 )
 @click.option(
     "--upstream-openai", default=None, help="Base URL for /v1/chat/completions, /v1/responses."
 )
 @click.option("--upstream-anthropic", default=None, help="Base URL for /v1/messages.")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Worker processes.",
+)
 def serve(
     host: str,
     port: int,

@@ -10,7 +10,7 @@ from rich.console import Console
 from ctxbudget.archives import FileArchive, LedgerArchive
 from ctxbudget.cli.importing import import_command
 from ctxbudget.cli.inputs import check_directory
-from ctxbudget.cli.options import counter_from_spec, counter_option, ledger_option
+from ctxbudget.cli.options import counter_from_spec, ledger_option, meter_counter_option
 from ctxbudget.cli.render import history_chart, measurement_view
 from ctxbudget.compaction import (
     ArchiveChoice,
@@ -31,6 +31,7 @@ __all__ = ["require_session", "session"]
 _window_option = click.option(
     "--window",
     type=click.IntRange(min=1),
+    metavar="N",
     default=DEFAULT_CONTEXT_WINDOW,
     show_default=True,
     help="Context window the pressure is measured against.",
@@ -80,7 +81,7 @@ def list_sessions(ledger_url: str) -> None:
 @click.argument("session_id", metavar="ID")
 @ledger_option
 @_window_option
-@counter_option
+@meter_counter_option
 @click.option("--json", "as_json", is_flag=True, help="Print the measurement as JSON.")
 def measure(
     session_id: str, ledger_url: str, window: int, counter_spec: str | None, as_json: bool
@@ -100,7 +101,7 @@ def measure(
 @click.argument("session_id", metavar="ID")
 @ledger_option
 @_window_option
-@counter_option
+@meter_counter_option
 @click.option("--json", "as_json", is_flag=True, help="Print the calls as JSON.")
 def history(
     session_id: str, ledger_url: str, window: int, counter_spec: str | None, as_json: bool
@@ -184,12 +185,14 @@ def _outcome_lines(session_id: str, outcome: CompactionOutcome, archive_hint: st
     "--retain",
     type=click.IntRange(min=0),
     default=None,
+    metavar="N",
     help="Tokens of newest history kept verbatim (default: 16% of the window).",
 )
 @click.option(
     "--archive",
     "archive_dir",
     default=None,
+    metavar="DIR",
     help="Keep the originals as files in DIR (default: they stay addressable in the ledger).",
 )
 def compact(
