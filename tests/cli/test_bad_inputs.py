@@ -179,3 +179,16 @@ def test_counter_help_names_the_default_each_command_really_uses(
     """The meter defaults to the central counter, budgets to the guard: the help says which."""
     result = runner.invoke(main, [*command, "--help"])
     assert default in " ".join(result.stdout.split())
+
+
+@pytest.mark.parametrize("limit", [-5, 1.5, "1024", True])
+def test_an_output_limit_that_is_no_positive_integer_is_said_not_silently_dropped(
+    runner: CliRunner, tmp_path: Path, limit: object
+) -> None:
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps({**BODY, "max_tokens": limit}), "utf-8")
+    args = ["context", str(path), "--format", "openai", "--window", "1000", "--json"]
+    result = runner.invoke(main, args)
+    assert result.exit_code == ExitCode.DONE, result.output
+    assert f"max_tokens ({json.dumps(limit)}) is not a positive integer" in result.stderr
+    assert json.loads(result.stdout)["output_reserve"] == 0

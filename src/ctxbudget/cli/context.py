@@ -25,7 +25,14 @@ from ctxbudget.cli.options import (
     resolve_model,
 )
 from ctxbudget.cli.render import context_view
-from ctxbudget.formats import Request, input_cap, meter_request, output_reserve, parse_request
+from ctxbudget.formats import (
+    Request,
+    input_cap,
+    meter_request,
+    output_reserve,
+    parse_request,
+)
+from ctxbudget.formats.metering import OUTPUT_LIMIT_KEYS
 from ctxbudget.kernel import Pressure, Report
 from ctxbudget.models import ModelInfo, PriceTier, input_cost, near_price_boundary, price_tier
 from ctxbudget.tokens import TokenCounter
@@ -36,6 +43,7 @@ __all__ = [
     "breakdown_of",
     "context",
     "context_alias",
+    "ignored_limit_note",
     "load_request",
     "reserve_note",
 ]
@@ -159,6 +167,20 @@ def breakdown_of(
     )
 
 
+def ignored_limit_note(request: Request) -> str | None:
+    """What to tell the user when the body sets an output limit that is no positive integer
+    (it reserves nothing, and a provider would refuse the body)."""
+    for key in OUTPUT_LIMIT_KEYS.get(request.format, ()):
+        value = request.body.get(key)
+        usable = isinstance(value, int) and not isinstance(value, bool) and value > 0
+        if key in request.body and value is not None and not usable:
+            return (
+                f"the body's {key} ({json.dumps(value)}) is not a positive integer, so no "
+                "output is reserved for it; a provider would refuse the body as it is"
+            )
+    return None
+
+
 def reserve_note(breakdown: Breakdown) -> str | None:
     """What to tell the user when the window cannot hold the output limit asked for."""
     if not breakdown.reserve_shrunk:
@@ -208,9 +230,9 @@ def context(
     size = window or (model.context_window or 0 if model else 0)
     counter = resolve_counter(counter_spec, model)
     breakdown = breakdown_of(request, counter, size, request_path, model)
-    note = reserve_note(breakdown)
-    if note is not None:
-        click.echo(f"note: {note}", err=True)
+    for note in (ignored_limit_note(request), reserve_note(breakdown)):
+        if note is not None:
+            click.echo(f"note: {note}", err=True)
     if as_json:
         click.echo(json.dumps(breakdown.to_json(), ensure_ascii=False, indent=2))
     else:
