@@ -67,7 +67,31 @@ def test_an_unknown_counter_spec_names_the_option(runner: CliRunner, tmp_path: P
     path = _write(tmp_path, "chat.json", CHAT)
     result = runner.invoke(main, ["context", str(path), "--format", "openai", "--counter", "x"])
     line = assert_one_error_line(result, "unknown_counter", ExitCode.ERROR)
-    assert "--counter 'x'" in line
+    assert "--counter x: unknown token counter spec 'x'; valid forms:" in line
+
+
+def test_an_unknown_vocabulary_keeps_the_librarys_list_of_known_ones(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    path = tmp_path / "text.txt"
+    path.write_text("hello", "utf-8")
+    result = runner.invoke(main, ["count", "--counter", "exact:nosuch", str(path)])
+    line = assert_one_error_line(result, "unknown_counter", ExitCode.ERROR)
+    assert "--counter exact:nosuch: " in line
+    assert "known vocabularies: " in line
+
+
+def test_an_auto_counter_for_an_unknown_model_says_what_it_counts_with(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    """auto:MODEL falls back to a generic profile for a name it does not know: said, not silent."""
+    path = tmp_path / "text.txt"
+    path.write_text("hello", "utf-8")
+    unknown = runner.invoke(main, ["count", "--counter", "auto:nosuch-model", str(path)])
+    assert unknown.exit_code == ExitCode.DONE
+    assert "no tokenizer is known for 'nosuch-model'" in unknown.stderr
+    known = runner.invoke(main, ["count", "--counter", "auto:gpt-4o", str(path)])
+    assert known.stderr == ""
 
 
 def test_an_empty_counter_spec_is_refused_not_read_as_the_default(

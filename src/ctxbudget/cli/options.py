@@ -15,15 +15,14 @@ from ctxbudget.ledger import DEFAULT_SQLITE_PATH
 from ctxbudget.models import ModelInfo, model_info
 from ctxbudget.tokens import (
     PROFILE_NAMES,
-    SPEC_FORMS,
     TokenCounter,
     default_counter,
     get_counter,
+    model_family,
 )
 
 __all__ = [
     "AUTO_FORMAT",
-    "COUNTER_HELP",
     "DEFAULT_LEDGER_URL",
     "LEDGER_ENV",
     "command_line_wording",
@@ -155,13 +154,6 @@ def guard_counter(spec: str | None, model: ModelInfo | None = None) -> TokenCoun
     return resolve_counter(spec, model if exact else None)
 
 
-COUNTER_HELP = (
-    f"valid --counter specs: {', '.join(SPEC_FORMS)} (built-in profiles for calibrated: "
-    f"{', '.join(PROFILE_NAMES)}, or the path of a profile JSON file)"
-)
-"""What ``--counter`` takes, for error messages."""
-
-
 def counter_from_spec(spec: str) -> TokenCounter:
     """The counter ``--counter SPEC`` names; an unknown spec or a profile that is neither
     built in nor a readable file is one error line naming the option."""
@@ -174,9 +166,16 @@ def counter_from_spec(spec: str) -> TokenCounter:
             "or give the path of a profile JSON file"
         )
     try:
-        return get_counter(spec)
+        counter = get_counter(spec)
     except UnknownCounterError as error:
-        raise UnknownCounterError(f"--counter {spec!r} names no counter; {COUNTER_HELP}") from error
+        raise UnknownCounterError(f"--counter {spec}: {error}") from error
+    if kind == "auto" and model_family(argument) is None:
+        click.echo(
+            f"note: --counter {spec}: no tokenizer is known for {argument!r}, so it is "
+            f"counted with {counter.name}; check the model name or name a counter",
+            err=True,
+        )
+    return counter
 
 
 def resolve_counter(spec: str | None, model: ModelInfo | None = None) -> TokenCounter:
