@@ -177,3 +177,16 @@ def test_an_unreadable_archive_or_locator_is_one_line(runner: CliRunner, tmp_pat
     assert tampered.exit_code == ExitCode.ERROR
     assert "Traceback" not in tampered.output
     assert tampered.stderr.startswith("ctxbudget: error [archive_error]")
+
+
+def test_a_multi_line_error_message_is_still_one_line(runner: CliRunner) -> None:
+    """A driver's message with a newline (libpq adds a hint line) is joined, not split."""
+    from ctxbudget.errors import StoreUnavailableError
+
+    @click.command()
+    def probe() -> None:
+        raise StoreUnavailableError("connection refused\n\tIs the server running?")
+
+    result = runner.invoke(_group_with(probe), ["probe"])
+    line = assert_one_error_line(result, "store_unavailable", ExitCode.ERROR)
+    assert line.endswith("connection refused Is the server running?")

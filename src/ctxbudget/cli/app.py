@@ -22,6 +22,7 @@ from ctxbudget.cli.demo import demo
 from ctxbudget.cli.exit_codes import ExitCode
 from ctxbudget.cli.fit import fit, fit_alias
 from ctxbudget.cli.ledger import ledger, measure_alias
+from ctxbudget.cli.messages import error_line
 from ctxbudget.cli.serve import serve
 from ctxbudget.cli.sessions import session
 from ctxbudget.errors import BudgetExceeded, CtxBudgetError
@@ -58,7 +59,7 @@ class _Group(click.Group):
 
 
 def _fail(code: str, message: str, status: ExitCode) -> NoReturn:
-    click.echo(f"ctxbudget: error [{code}]: {message}", err=True)
+    click.echo(error_line(code, message), err=True)
     raise click.exceptions.Exit(int(status))
 
 

@@ -24,6 +24,7 @@ from rich.progress import (
 )
 
 from ctxbudget.cli.exit_codes import ExitCode
+from ctxbudget.cli.messages import error_line
 from ctxbudget.cli.options import command_line_wording, ledger_option
 from ctxbudget.errors import ConflictError, CtxBudgetError, InputUnreadableError
 from ctxbudget.ledger import Ledger, open_ledger
@@ -108,7 +109,7 @@ def _error_line(path: str, error: CtxBudgetError) -> str:
         where = f"{path}:{line}"
     if where not in message:
         message = f"{where}: {message}"
-    return f"ctxbudget: error [{error.code}]: {message}"
+    return error_line(error.code, message)
 
 
 @click.command("import")
