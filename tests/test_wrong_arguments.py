@@ -207,3 +207,17 @@ def test_load_budget_config_still_takes_a_path_object(tmp_path: Path) -> None:
     path = tmp_path / "agent.toml"
     path.write_text("[budget]\nmax_input_tokens = 500\n", "utf-8")
     assert load_budget_config(path).max_input_tokens == 500
+
+
+def test_enforce_budget_async_checks_its_arguments_the_same_way() -> None:
+    import asyncio
+
+    from ctxbudget.enforce import enforce_budget_async
+
+    with pytest.raises(UnknownCounterError):
+        asyncio.run(enforce_budget_async(BODY, CONFIG, counter="nosuch"))
+    with pytest.raises(CtxBudgetError) as raised:
+        asyncio.run(enforce_budget_async(BODY, CONFIG, window="10"))  # type: ignore[arg-type]
+    assert raised.value.code == "config_invalid"
+    done = asyncio.run(enforce_budget_async(BODY, CONFIG, counter="chars4"))
+    assert done.estimate_before == enforce_budget(BODY, CONFIG, counter="chars4").estimate_before
