@@ -192,3 +192,30 @@ def test_an_output_limit_that_is_no_positive_integer_is_said_not_silently_droppe
     assert result.exit_code == ExitCode.DONE, result.output
     assert f"max_tokens ({json.dumps(limit)}) is not a positive integer" in result.stderr
     assert json.loads(result.stdout)["output_reserve"] == 0
+
+
+def test_fit_reports_the_budget_it_held_the_request_to(runner: CliRunner, tmp_path: Path) -> None:
+    """With --model, a budget above the model's input cap is held to the cap; the report
+    gives that figure, not the configured one it did not use."""
+    from ctxbudget.models import model_info
+
+    window = model_info("gpt-4o-mini").context_window
+    assert window is not None
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps({**BODY, "max_tokens": 1000}), "utf-8")
+    args = [
+        "fit",
+        str(path),
+        "--format",
+        "openai",
+        "--max-input",
+        "100000000",
+        "--model",
+        "gpt-4o-mini",
+    ]
+    result = runner.invoke(main, args)
+    assert result.exit_code == ExitCode.DONE, result.output
+    assert f"(budget {window - 1000:,}: the input cap of gpt-4o-mini" in result.stderr
+    args = ["fit", str(path), "--format", "openai", "--max-input", "5000", "--model", "gpt-4o-mini"]
+    within = runner.invoke(main, args)
+    assert "(budget 5,000)" in within.stderr

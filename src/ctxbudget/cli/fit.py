@@ -29,11 +29,13 @@ from ctxbudget.enforce import (
     BudgetConfig,
     BudgetEvent,
     Enforced,
+    effective_budget,
     enforce_budget,
     load_budget_config,
 )
 from ctxbudget.errors import ConfigError
-from ctxbudget.models import next_price_tier
+from ctxbudget.formats import input_cap, parse_request
+from ctxbudget.models import ModelInfo, next_price_tier
 
 __all__ = ["fit", "fit_alias"]
 
@@ -93,13 +95,25 @@ def _config(config_path: str | None, max_input: int | None, sink: _StderrSink) -
     return config
 
 
+def _budget_text(config: BudgetConfig, cap: int, model: ModelInfo | None) -> str:
+    """The budget the request was held to: the configured one, or the model's input cap
+    when that is lower (enforcement holds the lower; the report must not show the other)."""
+    budget = effective_budget(config, cap if cap > 0 else None)
+    if budget < config.max_input_tokens and model is not None:
+        return (
+            f"budget {budget:,}: the input cap of {model.name} (window minus output reserve), "
+            f"below the configured {config.max_input_tokens:,}"
+        )
+    return f"budget {budget:,}"
+
+
 def _report(
-    result: Enforced, config: BudgetConfig, sink: _StderrSink, archive: _ListingArchive | None
+    result: Enforced, budget: str, sink: _StderrSink, archive: _ListingArchive | None
 ) -> None:
     stages = ", ".join(result.info.stages) or "none (it already fits)"
     click.echo(
         f"fitted: {result.estimate_before:,} -> {result.estimate_after:,} tokens "
-        f"(budget {config.max_input_tokens:,}); stages run: {stages}",
+        f"({budget}); stages run: {stages}",
         err=True,
     )
     for event in sink.stages:
@@ -169,20 +183,24 @@ def fit(
     model = resolve_model(model_name)
     body = read_request_body(request_path)
     cliff = next_price_tier(model, 0) if model is not None else None
+    request_format = resolve_format(body, format_value)
+    window = (model.context_window or 0) if model is not None else 0
+    reserve = (model.max_output_tokens or 0) if model is not None else 0
     result = enforce_budget(
         body,
         config,
-        format=resolve_format(body, format_value),
+        format=request_format,
         counter=guard_counter(counter_spec, model),
-        window=(model.context_window or 0) if model is not None else 0,
-        output_reserve=(model.max_output_tokens or 0) if model is not None else 0,
+        window=window,
+        output_reserve=reserve,
         price_tier_tokens=cliff.above_tokens if cliff is not None else None,
         cost_pressure=cost_pressure,
         sink=sink,
         archive=archive,
     )
     write_text(output, json.dumps(result.body, ensure_ascii=False, indent=1) + "\n")
-    _report(result, config, sink, archive)
+    cap = input_cap(parse_request(body, request_format), window, default_output=reserve)
+    _report(result, _budget_text(config, cap, model), sink, archive)
 
 
 fit_alias = click.Command(
