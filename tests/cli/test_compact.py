@@ -102,3 +102,18 @@ def test_a_short_session_has_nothing_to_compact(runner: CliRunner, ledger_url: s
     result = runner.invoke(main, ["session", "compact", "short", "--ledger", ledger_url])
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("nothing to compact:")
+
+
+def test_the_total_line_does_not_pass_the_spans_estimate_off_as_the_totals_drop(
+    runner: CliRunner, ledger_url: str
+) -> None:
+    """The drop printed is the totals' own difference; the span's estimate, when it differs
+    (the meter scales by the session's usage), is named as what it is."""
+    runner.invoke(main, ["demo", "--ledger", ledger_url])
+    args = ["session", "compact", "demo-1", "--ledger", ledger_url, "--window", "8192"]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 0, result.output
+    found = re.search(r"total ([\d,]+) -> ([\d,]+) tokens \(([\d,]+) fewer\)", result.stdout)
+    assert found is not None, result.stdout
+    before, after, fewer = (int(g.replace(",", "")) for g in found.groups())
+    assert before - after == fewer

@@ -146,11 +146,24 @@ def _compacted_lines(session_id: str, outcome: Compacted, archive_hint: str) -> 
         f"compacted session {session_id!r} ({outcome.trigger}): surface seqs "
         f"{outcome.start_seq}..{outcome.end_seq}, {len(outcome.shadowed_seqs)} messages of "
         f"{outcome.shadowed_tokens:,} tokens -> a {outcome.summary_tokens:,}-token summary",
-        f"total {outcome.total_tokens_before:,} -> {outcome.total_tokens_after:,} tokens "
-        f"({outcome.net_removed_tokens:,} removed)",
+        _total_line(outcome),
         f"originals: {outcome.locator}",
         f"show them with: ctxbudget archive '{outcome.locator}' {archive_hint}",
     ]
+
+
+def _total_line(outcome: Compacted) -> str:
+    """The meter's totals around a compaction. They can fall by more or less than the span's
+    own estimate (shadowed minus summary): the meter scales what it prices by the session's
+    usage, so both figures are given when they differ, each named."""
+    before, after = outcome.total_tokens_before, outcome.total_tokens_after
+    line = f"total {before:,} -> {after:,} tokens ({before - after:,} fewer)"
+    if before - after != outcome.net_removed_tokens:
+        line += (
+            f"; the span itself is {outcome.net_removed_tokens:,} tokens smaller by the counter, "
+            "and the meter scales that by what this session's usage taught it"
+        )
+    return line
 
 
 def _outcome_lines(session_id: str, outcome: CompactionOutcome, archive_hint: str) -> list[str]:
