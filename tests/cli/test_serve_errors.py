@@ -43,7 +43,10 @@ def test_uvicorns_startup_failure_exits_1_not_3(monkeypatch: pytest.MonkeyPatch)
     def cannot_bind(*args: Any, **kwargs: Any) -> None:
         raise SystemExit(3)
 
+    from ctxbudget.server.settings import SETTINGS_VARIABLE
+
     monkeypatch.setattr(uvicorn, "run", cannot_bind)
+    monkeypatch.setenv(SETTINGS_VARIABLE, "")  # restored after the test: serve sets it
     result = CliRunner().invoke(main, ["serve", "--ledger", "memory://", "--port", "1"])
     assert result.exit_code == ExitCode.ERROR, result.output
 
