@@ -205,6 +205,13 @@ def test_unknown_specs_list_the_valid_forms(spec: str) -> None:
         assert form in str(caught.value)
 
 
+@pytest.mark.parametrize("spec", [None, 5, b"chars4", ["chars4"]])
+def test_a_spec_that_is_not_a_string_is_an_unknown_counter_error(spec: object) -> None:
+    """get_counter(None) says a spec is a string, not an AttributeError from inside."""
+    with pytest.raises(UnknownCounterError, match="is a string"):
+        get_counter(spec)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(
     ("model", "name"),
     [

@@ -135,6 +135,11 @@ def model_counter(model: str) -> TokenCounter:
 
 def get_counter(spec: str) -> TokenCounter:
     """The counter a spec names (see the module docstring for the forms)."""
+    if not isinstance(spec, str):
+        raise UnknownCounterError(
+            f"a token counter spec is a string, not {type(spec).__name__}; valid forms: "
+            f"{', '.join(SPEC_FORMS)}"
+        )
     kind, sep, argument = spec.partition(":")
     if not sep and kind in _SIMPLE:
         return _SIMPLE[kind]()
