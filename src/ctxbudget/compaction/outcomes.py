@@ -42,9 +42,11 @@ class Compacted:
     ``lock_seq``, ``summary_seq``, ``message_seq``: the seqs of its
     ``compaction/start``, ``compaction/summary`` and replacing message.
     ``summary_tokens``: the replacing message's price (summary and framing);
-    ``net_removed_tokens``: ``shadowed_tokens - summary_tokens``, by how much the
-    meter's total dropped. ``locator`` finds the originals in the archive.
-    ``total_tokens_before`` / ``total_tokens_after``: the meter's totals around it.
+    ``net_removed_tokens``: ``shadowed_tokens - summary_tokens``, the drop in the
+    span's estimate. ``locator`` finds the originals in the archive.
+    ``total_tokens_before`` / ``total_tokens_after``: the meter's totals around it;
+    their difference is the drop the meter reports, which differs from
+    ``net_removed_tokens`` when the meter scales its estimate by reported usage.
     """
 
     compaction_id: str
