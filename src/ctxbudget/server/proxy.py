@@ -88,7 +88,7 @@ async def _prepare(
             f"{dialect.path} needs an upstream: start the proxy with "
             f"--upstream-{dialect.upstream} URL (or [upstream] {dialect.upstream} in the TOML)"
         )
-    # Parsed into the cache enforcement reads, so the body is parsed once per call.
+    # Parsed once per call: enforcement is given this parse.
     parsed = parse_request(body, dialect.format, cache=state.requests)
     messages = parsed.messages()
     header = request_header(dialect, parsed)
@@ -109,6 +109,7 @@ async def _prepare(
         summarizer=state.summaries,
         archive=state.archive,
         cache=state.requests,
+        parsed=parsed,
     )
     content = raw if enforced.body is body else json.dumps(enforced.body).encode("utf-8")
     query: bytes = scope.get("query_string", b"")
