@@ -150,3 +150,40 @@ def test_proxy_logs_the_same_units_with_a_warm_cache(proxy: Proxy, http: httpx.C
         "step 0",
         "step 1",
     ]
+
+
+def test_tool_declarations_decoded_anew_are_priced_once_by_content(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An agent sends the same tools on every call, and a proxy decodes each body anew:
+    the declarations are priced once, found by content after; declarations that differ
+    in any value (even ``true`` for ``1``, equal in Python) are priced on their own."""
+    import ctxbudget.enforce.estimate as estimate
+    from ctxbudget.tokens import default_counter
+
+    priced: list[int] = []
+    real = estimate._price_tools
+
+    def counting(tools: Any, counter: Any, overheads: Any) -> int:
+        priced.append(len(tools))
+        return real(tools, counter, overheads)
+
+    monkeypatch.setattr(estimate, "_price_tools", counting)
+    tool = {"type": "function", "function": {"name": "read", "parameters": {"x": 1}}}
+    cache, counter = RequestCache(), default_counter()
+
+    def price(declared: dict[str, Any]) -> int:
+        body = json.loads(json.dumps({**chat("hello"), "tools": [declared]}))
+        request = parse_request(body, "openai", cache=cache)
+        return estimate.Pricer(counter, cache).segments(request).tools
+
+    first = price(tool)
+    assert [price(tool) for _ in range(3)] == [first] * 3
+    assert len(priced) == 1  # found by content three times
+    changed = {"type": "function", "function": {"name": "read", "parameters": {"x": True}}}
+    assert price(changed) == real(
+        parse_request({**chat("hello"), "tools": [changed]}, "openai").tools,
+        counter,
+        estimate.DEFAULT_OVERHEADS,
+    )
+    assert len(priced) == 2  # the changed declarations were priced on their own

@@ -34,7 +34,7 @@ from ctxbudget.errors import (
     RouteNotConfiguredError,
     UpstreamBadResponseError,
 )
-from ctxbudget.formats import parse_request
+from ctxbudget.formats import Request, parse_request
 from ctxbudget.ledger import check_session_id
 from ctxbudget.server.dialects import Dialect, StreamCollector, answer_of, request_header
 from ctxbudget.server.mirror import cached_units
@@ -66,8 +66,9 @@ class _Call:
     """A parsed, enforced call ready to go upstream."""
 
     session_id: str
+    request: Request
     messages: tuple[Message, ...]
-    header: dict[str, Any]
+    header: dict[str, Any] | None  # worked out for a derived session; else when logging
     url: str
     content: bytes
     stages: str
@@ -91,14 +92,16 @@ async def _prepare(
     # Parsed once per call: enforcement is given this parse.
     parsed = parse_request(body, dialect.format, cache=state.requests)
     messages = parsed.messages()
-    header = request_header(dialect, parsed)
     named = headers.get(SESSION_HEADER)
-    session_id = check_session_id(
-        # Only the first message names a derived session; the units of the rest are
-        # looked up when the call is logged, after the answer is on its way.
-        named
-        or derive_session_id(dialect.provider, header, cached_units(messages[:1], state.requests))
-    )
+    header = None
+    if not named:
+        # Only the envelope and the first message name a derived session; the units of
+        # the rest are looked up when the call is logged, after the answer is on its way
+        # (so is the envelope of a named session: copying tool declarations costs).
+        header = request_header(dialect, parsed)
+        first = cached_units(messages[:1], state.requests)
+        named = derive_session_id(dialect.provider, header, first)
+    session_id = check_session_id(named)
     view = await state.recorder.view(session_id)
     enforced = await enforce_budget_async(
         body,
@@ -115,6 +118,7 @@ async def _prepare(
     query: bytes = scope.get("query_string", b"")
     return _Call(
         session_id=session_id,
+        request=parsed,
         messages=messages,
         header=header,
         url=target_url(base, scope["path"], query.decode("latin-1")),
@@ -223,14 +227,15 @@ async def _record(
 ) -> None:
     """Log the call; the caller holds the session's lock. A ledger that fails is
     reported in the log: the client already has its answer."""
+    header = call.header if call.header is not None else request_header(dialect, call.request)
     if not isinstance(model, str) or not model:
-        model = call.header["config"].get("model")
+        model = header["config"].get("model")
     answered = answer_of(dialect, items, usage if isinstance(usage, Mapping) else None, model)
     try:
         # Re-sent messages' units are cached (hashing a 200K-token history anew would
         # take milliseconds): a warm call hashes only what it adds, on the event loop.
         units = cached_units(call.messages, state.requests)
-        await state.recorder.record(call.session_id, units, call.header, answered)
+        await state.recorder.record(call.session_id, units, header, answered)
     except CtxBudgetError as error:
         _log.warning(
             "ctxbudget proxy: call of session %s not logged [%s]: %s",
