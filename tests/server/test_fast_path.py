@@ -187,3 +187,47 @@ def test_tool_declarations_decoded_anew_are_priced_once_by_content(
         estimate.DEFAULT_OVERHEADS,
     )
     assert len(priced) == 2  # the changed declarations were priced on their own
+
+
+def test_cookies_an_upstream_sets_never_reach_another_call(
+    tmp_path: Path, http: httpx.Client
+) -> None:
+    """The proxy keeps no cookie jar: a ``Set-Cookie`` in one agent's answer passes back
+    to that agent and is never sent upstream with a later call (its own or another's)."""
+    seen: list[dict[str, str]] = []
+
+    async def upstream(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        while (await receive()).get("more_body"):
+            pass
+        seen.append({k.decode(): v.decode() for k, v in scope["headers"]})
+        body = json.dumps(
+            {
+                "id": "c",
+                "object": "chat.completion",
+                "model": "gpt-4o",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}}],
+                "usage": {"prompt_tokens": 9, "completion_tokens": 1},
+            }
+        ).encode()
+        headers = [(b"content-type", b"application/json"), (b"set-cookie", b"__cf_bm=agent-a")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    with serve_in_thread(upstream) as upstream_url:
+        settings = ServerSettings(
+            upstreams={"openai": upstream_url + "/v1"},
+            ledger_url=f"sqlite:///{tmp_path}/ledger.sqlite",
+        )
+        with serve_in_thread(create_app(settings)) as url:
+            for agent in ("a", "b"):
+                answer = httpx.post(
+                    url + "/v1/chat/completions",
+                    json=chat(f"hello from {agent}"),
+                    headers={"x-ctxbudget-session": f"cookie-{agent}"},
+                )
+                assert answer.status_code == 200, answer.text
+                assert answer.headers["set-cookie"] == "__cf_bm=agent-a"
+    assert len(seen) == 2
+    assert all("cookie" not in headers for headers in seen)

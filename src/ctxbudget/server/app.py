@@ -31,6 +31,7 @@ from ctxbudget.server.sessions import SessionRecorder
 from ctxbudget.server.settings import ServerSettings, settings_from_environment
 from ctxbudget.server.state import ServerState
 from ctxbudget.server.summary_cache import SpanSummaryCache
+from ctxbudget.server.upstream import upstream_transport
 from ctxbudget.server.windows import ModelWindows
 
 __all__ = ["app_from_environment", "create_app"]
@@ -39,19 +40,14 @@ __all__ = ["app_from_environment", "create_app"]
 def _open_state(settings: ServerSettings, summarizer: Any, archive: Any) -> ServerState:
     ledger = open_ledger(settings.ledger_url)
     timeout = httpx.Timeout(settings.upstream_timeout_s, connect=settings.connect_timeout_s)
-    client = httpx.AsyncClient(
-        timeout=timeout,
-        limits=httpx.Limits(max_connections=1000, max_keepalive_connections=200),
-        follow_redirects=False,
-        trust_env=False,  # the upstream URL is the one configured, never a proxy from the env
-    )
     summaries = SpanSummaryCache(summarizer, settings.summary_cache_bytes) if summarizer else None
     return ServerState(
         settings=settings,
         ledger=ledger,
         meter=TokenMeter(ledger, context_window=settings.context_window),
         recorder=SessionRecorder(ledger),
-        client=client,
+        upstream=upstream_transport(),
+        timeout=timeout,
         summaries=summaries,
         requests=RequestCache(settings.request_cache_bytes),
         windows=ModelWindows(),
@@ -103,7 +99,7 @@ def create_app(
         finally:
             app.state.ctxbudget = None
             await state.recorder.drain()
-            await state.client.aclose()
+            await state.upstream.aclose()
             state.ledger.close()
 
     app = _App(

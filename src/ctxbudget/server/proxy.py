@@ -137,7 +137,7 @@ async def proxy_call(
     try:
         call = await _prepare(scope, headers, raw, dialect, state)
         response = await open_upstream(
-            state.client, call.url, request_headers(headers.items()), call.content
+            state.upstream, call.url, request_headers(headers.items()), call.content, state.timeout
         )
     except CtxBudgetError as error:
         await provider_error(error, dialect)(scope, receive, send)
