@@ -139,8 +139,8 @@ class _App(FastAPI):
 
     A proxied call is the one every agent call pays for, so ``POST`` to a proxy route
     goes to the guards and the proxy directly, as plain ASGI, instead of through the
-    framework's middleware stack, router and request objects (which cost about as
-    much as the rest of the proxy's own work on a warm 20K-token call; docs/server.md).
+    framework's middleware stack, router, dependency solving and request objects (a
+    fixed cost on every call, whatever its size; docs/server.md, "speed").
     The routes stay registered with the framework for the OpenAPI schema, and serve
     the same handler if the framework ever routes a call to them.
     """
