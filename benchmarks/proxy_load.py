@@ -18,7 +18,7 @@ every figure is a side-by-side difference:
   whatever else the machine runs (the latencies do).
 
 Run: .venv/bin/python benchmarks/proxy_load.py [--quick] [--postgres URL] [--no-workers]
-     [--cpu-only]
+     [--cpu-only] [--goal-rounds N [--goal-calls N] [--baseline-src DIR]]
 Bounded: each phase stops after its call count or --phase-seconds, whichever first.
 """
 
@@ -251,8 +251,10 @@ def stub_process() -> contextlib.AbstractContextManager[Server]:
 
 
 def proxy_process(
-    stub: str, ledger: str, workers: int
+    stub: str, ledger: str, workers: int, source: str | None = None
 ) -> contextlib.AbstractContextManager[Server]:
+    """``ctxbudget serve`` in front of ``stub``; ``source``: the ``src`` directory of
+    another source tree to run it from (a baseline), instead of the installed one."""
     port = free_port()
     # The stub is as loaded as the proxy here: give it time to accept connections.
     config = Path(tempfile.mkdtemp()) / "agent.toml"
@@ -275,7 +277,8 @@ def proxy_process(
         "--config",
         str(config),
     ]
-    return process(command, f"http://127.0.0.1:{port}")
+    env = {"PYTHONPATH": source} if source else None
+    return process(command, f"http://127.0.0.1:{port}", env)
 
 
 def ms(values: list[float], q: float) -> float:
@@ -316,6 +319,50 @@ def latency_table(stub: Server, proxy: Server, quick: bool, seconds: float) -> N
                 print(f"  first failure: {error}")
 
 
+def goal_table(
+    stub: Server, proxies: dict[str, Server], rounds: int, calls: int, seconds: float
+) -> None:
+    """The goal's figure, in rounds: each round sends one new session's warm 20K-token
+    calls straight to the stub, then the same calls through each proxy (in turn first;
+    ``proxies`` holds this tree's and, with ``--baseline-src``, another's), and reads each
+    proxy's CPU time over its calls. One round's p50 moves with whatever else the machine
+    runs; the pooled p50 of the interleaved rounds much less."""
+    print(
+        f"\n## Goal: added latency of a warm 20K-token call, 1 session, {rounds} rounds "
+        f"of {calls} calls, proxies interleaved"
+    )
+    direct: list[float] = []
+    warm: dict[str, list[float]] = {name: [] for name in proxies}
+    cpu: dict[str, list[float]] = {name: [] for name in proxies}
+    for index in range(rounds):
+        seed = 31_000 + index
+        straight = asyncio.run(load(stub.url, 1, 20_000, calls + 1, seconds, False, seed)).warm
+        direct += straight
+        order = list(proxies) if index % 2 == 0 else list(reversed(proxies))
+        line = []
+        for name in order:
+            proxy = proxies[name]
+            asyncio.run(load(proxy.url, 1, 20_000, 1, seconds, False, seed))  # the cold call
+            settle(proxy, f"load-{seed}")
+            before = proxy.cpu_seconds()
+            timing = asyncio.run(load(proxy.url, 1, 20_000, calls, seconds, False, seed))
+            time.sleep(QUIET_SECONDS)
+            cpu[name].append((proxy.cpu_seconds() - before) / calls)
+            warm[name] += timing.warm
+            line.append(f"{name} {ms(timing.warm, 0.5) - ms(straight, 0.5):+.1f} ms")
+        print(f"- round {index + 1} (load average {os.getloadavg()[0]:.1f}): " + ", ".join(line))
+    for name in proxies:
+        spent = sorted(cpu[name])
+        print(
+            f"- {name}: added p50 {ms(warm[name], 0.5) - ms(direct, 0.5):+.1f} ms, p99 "
+            f"{ms(warm[name], 0.99) - ms(direct, 0.99):+.1f} ms (direct p50 "
+            f"{ms(direct, 0.5):.1f} ms); CPU per warm call: median "
+            f"{1000 * spent[len(spent) // 2]:.1f} ms ({1000 * spent[0]:.1f}-"
+            f"{1000 * spent[-1]:.1f})",
+            flush=True,
+        )
+
+
 def _calls(tokens: int, sessions: int, quick: bool) -> int:
     total = (200 if tokens == 20_000 else 40) // (4 if quick else 1)
     return max(3, total // sessions)
@@ -329,14 +376,31 @@ def cpu_table(proxy: Server, quick: bool, seconds: float) -> None:
         calls = max(5, calls // (3 if quick else 1))
         seed = 77 + tokens
         asyncio.run(load(proxy.url, 1, tokens, 1, seconds, False, seed))  # the cold call
+        # The cold call is logged after its answer (its whole history: 10-100 ms): wait
+        # for it (a session read waits until the session's calls are logged) so that it
+        # is not counted against the warm calls.
+        settle(proxy, f"load-{seed}")
         before = proxy.cpu_seconds()
         # The same seed: the same history, so every measured call is warm.
         timing = asyncio.run(load(proxy.url, 1, tokens, calls, seconds, False, seed))
+        # The last call's logging is part of its cost: let it finish before reading.
+        time.sleep(QUIET_SECONDS)
         spent = proxy.cpu_seconds() - before
         done = len(timing.warm) + len(timing.cold)
         print(
             f"- {tokens // 1000}K tokens: {1000 * spent / done:.1f} ms CPU per call ({done} calls)"
         )
+
+
+QUIET_SECONDS = 0.5
+"""How long the proxy is left alone before its CPU time is read: longer than logging a
+warm call takes, so each measured call's logging is counted."""
+
+
+def settle(proxy: Server, session_id: str) -> None:
+    """Wait until the proxy has logged every call of ``session_id``, then until it is idle."""
+    httpx.get(f"{proxy.url}/sessions/{session_id}/measure", timeout=120, trust_env=False)
+    time.sleep(QUIET_SECONDS)
 
 
 def streaming_table(stub: Server, proxy: Server, quick: bool, seconds: float) -> None:
@@ -385,10 +449,35 @@ def main() -> None:
     parser.add_argument("--no-workers", action="store_true", help="skip the PostgreSQL phase")
     parser.add_argument("--phase-seconds", type=float, default=60.0)
     parser.add_argument("--cpu-only", action="store_true", help="only the CPU per warm call")
+    parser.add_argument(
+        "--goal-rounds", type=int, default=0, help="only the goal's figure, in this many rounds"
+    )
+    parser.add_argument("--goal-calls", type=int, default=60, help="warm calls per goal round")
+    parser.add_argument(
+        "--baseline-src",
+        default=None,
+        help="with --goal-rounds: also run a proxy from this src directory (another "
+        "checkout, e.g. `git archive main src | tar -x -C /tmp/main`), interleaved",
+    )
     args = parser.parse_args()
     print(f"# proxy_load on {os.cpu_count()} CPUs; stub, proxy and load generator on loopback")
     print(f"# load average before the run: {os.getloadavg()[0]:.1f}")
     with stub_process() as stub, tempfile.TemporaryDirectory() as tmp:
+        if args.goal_rounds:
+            with contextlib.ExitStack() as stack:
+                proxies = {
+                    "this tree": stack.enter_context(
+                        proxy_process(stub.url, f"sqlite:///{tmp}/ledger.sqlite", 1)
+                    )
+                }
+                if args.baseline_src:
+                    proxies["baseline"] = stack.enter_context(
+                        proxy_process(
+                            stub.url, f"sqlite:///{tmp}/baseline.sqlite", 1, args.baseline_src
+                        )
+                    )
+                goal_table(stub, proxies, args.goal_rounds, args.goal_calls, args.phase_seconds)
+            return
         with proxy_process(stub.url, f"sqlite:///{tmp}/ledger.sqlite", 1) as proxy:
             cpu_table(proxy, args.quick, args.phase_seconds)
             if args.cpu_only:

@@ -10,6 +10,7 @@ re-prices three turns, not six hundred.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -115,19 +116,33 @@ class Pricer:
         return self._tools[1]
 
     def _shared_tools_price(self, tools: Sequence[Mapping[str, Any]], raw: object) -> int:
+        """The price of the tool declarations: found by identity when ``raw`` (the body's
+        own list) is the very list priced before and unchanged, else by content (a proxy
+        decodes every body anew, and agents send the same tools on every call), else
+        counted. Entries keep the counter, so its id cannot be taken over."""
         cache = self._cache
-        shared = cache is not None and type(raw) is list and len(raw) == len(tools)
+        if cache is None or type(raw) is not list or len(raw) != len(tools):
+            return _price_tools(tools, self.counter, self.overheads)
         key = ("tools", id(self.counter), self.overheads, id(raw))
-        if shared:
-            assert cache is not None
-            found = cache.get_checked(key, raw)
+        found = cache.get_checked(key, raw)
+        if type(found) is tuple and found[0] is self.counter:
+            price: int = found[1]
+            return price
+        content = cache.content_key(raw)
+        content_key = (
+            None if content is None else ("tools", id(self.counter), self.overheads, content)
+        )
+        if content_key is not None:
+            found = cache.get_by_content(content_key, raw)
             if type(found) is tuple and found[0] is self.counter:
-                price: int = found[1]
-                return price
+                return int(found[1])
         price = _price_tools(tools, self.counter, self.overheads)
-        if shared:
-            assert cache is not None
-            cache.put_checked(key, raw, (self.counter, price), 64 * len(tools))
+        cache.put_checked(key, raw, (self.counter, price), 64 * len(tools))
+        if content_key is not None:
+            copy = cache.private_copy(raw)
+            if copy == raw:  # plain JSON: the copy stands for the content
+                size = len(json.dumps(copy, ensure_ascii=False))
+                cache.put_by_content(content_key, copy, (self.counter, price), size)
         return price
 
     def segments(self, request: Request) -> SegmentTokens:

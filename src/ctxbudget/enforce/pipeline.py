@@ -40,7 +40,7 @@ from ctxbudget.enforce.sections import protected_tokens
 from ctxbudget.enforce.stage import Call, Stage, StageContext
 from ctxbudget.enforce.summary import Summarize
 from ctxbudget.enforce.trim import TurnTrim
-from ctxbudget.errors import BudgetExceeded
+from ctxbudget.errors import BudgetExceeded, ConfigError
 from ctxbudget.formats import (
     FormatName,
     Request,
@@ -140,10 +140,14 @@ def effective_budget(config: BudgetConfig, hard_cap: int | None) -> int:
 
 
 def enforcement_flow(
-    body: Mapping[str, Any], format: FormatName | None, options: FlowOptions
+    body: Mapping[str, Any],
+    format: FormatName | None,
+    options: FlowOptions,
+    parsed: Request | None = None,
 ) -> Generator[Call, str, Enforced]:
-    """Bring ``body`` within budget, or raise ``BudgetExceeded``; see the module doc."""
-    request = parse_request(body, format, cache=options.cache)
+    """Bring ``body`` within budget, or raise ``BudgetExceeded``; see the module doc.
+    ``parsed``: the caller's own parse of ``body``, not parsed again."""
+    request = _parse(body, format, options, parsed)
     pricer = Pricer(options.counter, options.cache)
     before = pricer.segments(request).total
     hard_cap = model_cap(request, options)
@@ -167,6 +171,21 @@ def enforcement_flow(
     )
     outcome = yield from _run_stages(request, context, before, options)
     return outcome
+
+
+def _parse(
+    body: Mapping[str, Any], format: FormatName | None, options: FlowOptions, parsed: Request | None
+) -> Request:
+    if parsed is None:
+        return parse_request(body, format, cache=options.cache)
+    if not isinstance(parsed, Request) or parsed.body is not body:
+        raise ConfigError(
+            "parsed must be the Request that parse_request returned for this very body; "
+            "leave it out to have the body parsed here"
+        )
+    if format is not None and parsed.format != format:
+        raise ConfigError(f"parsed is a {parsed.format} request, not {format}")
+    return parsed
 
 
 def model_cap(request: Request, options: FlowOptions) -> int | None:

@@ -12,7 +12,7 @@ from ctxbudget.enforce.events import EventSink, LoggingSink
 from ctxbudget.enforce.pipeline import Enforced, FlowOptions, enforcement_flow
 from ctxbudget.enforce.stage import ArchiveCall, Call
 from ctxbudget.errors import ConfigError
-from ctxbudget.formats import FormatName, RequestCache, shared_cache
+from ctxbudget.formats import FormatName, Request, RequestCache, shared_cache
 from ctxbudget.models import ModelInfo
 from ctxbudget.summaries import AsyncSummarizer, ExtractiveSummarizer, Summarizer
 from ctxbudget.tokens import CachingCounter, TokenCounter, default_counter
@@ -196,6 +196,7 @@ def enforce_budget(
     archive: Archive | None = None,
     sink: EventSink | None = None,
     cache: RequestCache | None = None,
+    parsed: Request | None = None,
 ) -> Enforced:
     """Hold ``body`` to ``config``'s budget: the same body when it fits, a smaller one
     when a stage makes it fit, ``BudgetExceeded`` when nothing does.
@@ -222,7 +223,9 @@ def enforce_budget(
     ``ctxbudget.archives.Archive`` that keeps originals before stubs and summaries
     replace them. ``sink``: where events go (default: the ``ctxbudget`` logger).
     ``cache``: where work is reused across requests (default:
-    ``formats.shared_cache()``). The caller's body is never modified.
+    ``formats.shared_cache()``). ``parsed``: the caller's ``parse_request(body, …)``
+    of this very body, when it has one (a proxy parses the body before enforcing it):
+    the body is then not parsed again. The caller's body is never modified.
     """
     counter = _counter(counter)
     if summarizer is None:
@@ -242,7 +245,7 @@ def enforce_budget(
         summarizer=summarizer,
         archive=archive,
     )
-    flow = enforcement_flow(body, format, options)
+    flow = enforcement_flow(body, format, options, parsed)
     try:
         call = next(flow)
         while True:
@@ -286,6 +289,7 @@ async def enforce_budget_async(
     archive: Archive | AsyncArchive | None = None,
     sink: EventSink | None = None,
     cache: RequestCache | None = None,
+    parsed: Request | None = None,
 ) -> Enforced:
     """``enforce_budget`` for async hosts; the summarizer and archive may be sync or async."""
     counter = _counter(counter)
@@ -306,7 +310,7 @@ async def enforce_budget_async(
         summarizer=summarizer,
         archive=archive,
     )
-    flow: Generator[Call, str, Enforced] = enforcement_flow(body, format, options)
+    flow: Generator[Call, str, Enforced] = enforcement_flow(body, format, options, parsed)
     try:
         call = next(flow)
         while True:

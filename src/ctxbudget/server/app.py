@@ -16,20 +16,22 @@ import httpx
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ctxbudget.errors import CtxBudgetError, FormatError
+from ctxbudget.errors import CtxBudgetError, FormatError, StoreUnavailableError
 from ctxbudget.formats import RequestCache
 from ctxbudget.ledger import open_ledger
 from ctxbudget.meter import TokenMeter
 from ctxbudget.server.dialects import DIALECTS, Dialect
 from ctxbudget.server.guards import GuardMiddleware
 from ctxbudget.server.provider_errors import ErrorShape, error_body
-from ctxbudget.server.proxy import proxy_call
+from ctxbudget.server.proxy import provider_error, proxy_call
 from ctxbudget.server.service import service_router
 from ctxbudget.server.sessions import SessionRecorder
 from ctxbudget.server.settings import ServerSettings, settings_from_environment
 from ctxbudget.server.state import ServerState
 from ctxbudget.server.summary_cache import SpanSummaryCache
+from ctxbudget.server.upstream import upstream_transport
 from ctxbudget.server.windows import ModelWindows
 
 __all__ = ["app_from_environment", "create_app"]
@@ -38,19 +40,14 @@ __all__ = ["app_from_environment", "create_app"]
 def _open_state(settings: ServerSettings, summarizer: Any, archive: Any) -> ServerState:
     ledger = open_ledger(settings.ledger_url)
     timeout = httpx.Timeout(settings.upstream_timeout_s, connect=settings.connect_timeout_s)
-    client = httpx.AsyncClient(
-        timeout=timeout,
-        limits=httpx.Limits(max_connections=1000, max_keepalive_connections=200),
-        follow_redirects=False,
-        trust_env=False,  # the upstream URL is the one configured, never a proxy from the env
-    )
     summaries = SpanSummaryCache(summarizer, settings.summary_cache_bytes) if summarizer else None
     return ServerState(
         settings=settings,
         ledger=ledger,
         meter=TokenMeter(ledger, context_window=settings.context_window),
         recorder=SessionRecorder(ledger),
-        client=client,
+        upstream=upstream_transport(),
+        timeout=timeout,
         summaries=summaries,
         requests=RequestCache(settings.request_cache_bytes),
         windows=ModelWindows(),
@@ -58,9 +55,22 @@ def _open_state(settings: ServerSettings, summarizer: Any, archive: Any) -> Serv
     )
 
 
+class _ProxyAnswer(Response):
+    """What a proxy route's endpoint returns when the framework routes the call (the
+    app's own fast path normally gets there first): the proxy, as an ASGI app."""
+
+    def __init__(self, dialect: Dialect, state: ServerState) -> None:
+        super().__init__()
+        self._dialect = dialect
+        self._state = state
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await proxy_call(scope, receive, send, self._dialect, self._state)
+
+
 def _proxy_endpoint(dialect: Dialect) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
-        return await proxy_call(request, dialect, request.app.state.ctxbudget)
+        return _ProxyAnswer(dialect, request.app.state.ctxbudget)
 
     endpoint.__name__ = f"proxy_{dialect.format.replace('-', '_')}"
     endpoint.__doc__ = (
@@ -89,10 +99,10 @@ def create_app(
         finally:
             app.state.ctxbudget = None
             await state.recorder.drain()
-            await state.client.aclose()
+            await state.upstream.aclose()
             state.ledger.close()
 
-    app = FastAPI(
+    app = _App(
         title="ctxbudget",
         summary="Budget proxy and service: keep an agent's prompt inside its budget.",
         version=_version(),
@@ -111,14 +121,57 @@ def create_app(
     app.include_router(service_router())
     _add_error_handlers(app)
     shapes: dict[str, ErrorShape] = {d.path: d.error_shape for d in DIALECTS.values()}
-    app.add_middleware(
-        GuardMiddleware,
-        max_body_bytes=settings.max_body_bytes,
-        api_token=settings.api_token,
-        proxy_token=settings.proxy_token,
-        proxy_shapes=shapes,
-    )
+    guards: dict[str, Any] = {
+        "max_body_bytes": settings.max_body_bytes,
+        "api_token": settings.api_token,
+        "proxy_token": settings.proxy_token,
+        "proxy_shapes": shapes,
+    }
+    app.add_middleware(GuardMiddleware, **guards)
+    app.proxy_routes = {
+        d.path: GuardMiddleware(_ProxyRoute(app, d), **guards) for d in DIALECTS.values()
+    }
     return app
+
+
+class _App(FastAPI):
+    """The FastAPI app, with a fast path for the proxy routes.
+
+    A proxied call is the one every agent call pays for, so ``POST`` to a proxy route
+    goes to the guards and the proxy directly, as plain ASGI, instead of through the
+    framework's middleware stack, router, dependency solving and request objects (a
+    fixed cost on every call, whatever its size; docs/server.md, "speed").
+    The routes stay registered with the framework for the OpenAPI schema, and serve
+    the same handler if the framework ever routes a call to them.
+    """
+
+    proxy_routes: dict[str, ASGIApp]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            route = self.proxy_routes.get(scope["path"])
+            if route is not None:
+                await route(scope, receive, send)
+                return
+        await super().__call__(scope, receive, send)
+
+
+class _ProxyRoute:
+    """One proxy route as an ASGI app over the app's running state."""
+
+    def __init__(self, app: FastAPI, dialect: Dialect) -> None:
+        self._app = app
+        self._dialect = dialect
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        state: ServerState | None = self._app.state.ctxbudget
+        if state is None:  # not started, or stopping: 503, as /health says
+            error = StoreUnavailableError(
+                "the proxy is not running yet (or is stopping); try again"
+            )
+            await provider_error(error, self._dialect)(scope, receive, send)
+            return
+        await proxy_call(scope, receive, send, self._dialect, state)
 
 
 def _add_error_handlers(app: FastAPI) -> None:

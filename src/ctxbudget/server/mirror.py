@@ -25,6 +25,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from ctxbudget.content import Message, ToolResultBlock, blocks_to_json
+from ctxbudget.formats import RequestCache
 from ctxbudget.ledger import Event, ReplaceOp, SurfaceOp
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "Answer",
     "SessionView",
     "Unit",
+    "cached_units",
     "message_units",
     "plan_events",
     "surface_op_of",
@@ -105,6 +107,35 @@ def message_units(messages: Sequence[Message]) -> list[Unit]:
         if rest or not message.content:
             data = {"content": blocks_to_json(tuple(rest)), "source": {"kind": "user"}}
             units.append(_unit("user/message", data))
+    return units
+
+
+UNIT_ENTRY_BYTES: Final = 256
+"""What one cached unit is charged in the ``RequestCache`` beyond its message (whose
+strings the units share, and which the cache's parsed turns already hold)."""
+
+
+def cached_units(messages: Sequence[Message], cache: RequestCache) -> list[Unit]:
+    """``message_units(messages)``, each message's units remembered in ``cache``.
+
+    An agent re-sends its history on every call and the request cache hands back the
+    very same ``Message`` objects for re-sent messages (found by content), so a warm
+    call hashes only its new messages. Entries are keyed by the message's identity and
+    keep the message itself, so no other object can take over its id while the entry
+    lives; messages are frozen, so the units stay right. Units are never edited
+    (``plan_events`` copies their data into the events it writes).
+    """
+    units: list[Unit] = []
+    get = cache.get
+    for message in messages:
+        key = ("mirror-units", id(message))
+        entry = get(key)
+        if type(entry) is tuple and entry[0] is message:
+            units.extend(entry[1])
+            continue
+        made = tuple(message_units((message,)))
+        cache.put(key, (message, made), UNIT_ENTRY_BYTES * max(1, len(made)))
+        units.extend(made)
     return units
 
 

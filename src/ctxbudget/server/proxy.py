@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
-from anyio import to_thread
-from starlette.requests import Request
+from starlette.datastructures import Headers
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
@@ -35,12 +34,12 @@ from ctxbudget.errors import (
     RouteNotConfiguredError,
     UpstreamBadResponseError,
 )
-from ctxbudget.formats import parse_request
+from ctxbudget.formats import Request, parse_request
 from ctxbudget.ledger import check_session_id
 from ctxbudget.server.dialects import Dialect, StreamCollector, answer_of, request_header
-from ctxbudget.server.mirror import message_units
+from ctxbudget.server.mirror import cached_units
 from ctxbudget.server.provider_errors import error_body
-from ctxbudget.server.sessions import SESSION_HEADER, SessionRecorder, derive_session_id
+from ctxbudget.server.sessions import SESSION_HEADER, derive_session_id
 from ctxbudget.server.sse import SSEReader
 from ctxbudget.server.state import ServerState
 from ctxbudget.server.upstream import (
@@ -67,14 +66,17 @@ class _Call:
     """A parsed, enforced call ready to go upstream."""
 
     session_id: str
+    request: Request
     messages: tuple[Message, ...]
-    header: dict[str, Any]
+    header: dict[str, Any] | None  # worked out for a derived session; else when logging
     url: str
     content: bytes
     stages: str
 
 
-async def _prepare(request: Request, raw: bytes, dialect: Dialect, state: ServerState) -> _Call:
+async def _prepare(
+    scope: Scope, headers: Headers, raw: bytes, dialect: Dialect, state: ServerState
+) -> _Call:
     try:
         body = json.loads(raw)
     except ValueError:
@@ -87,16 +89,19 @@ async def _prepare(request: Request, raw: bytes, dialect: Dialect, state: Server
             f"{dialect.path} needs an upstream: start the proxy with "
             f"--upstream-{dialect.upstream} URL (or [upstream] {dialect.upstream} in the TOML)"
         )
-    # Parsed into the cache enforcement reads, so the body is parsed once per call.
+    # Parsed once per call: enforcement is given this parse.
     parsed = parse_request(body, dialect.format, cache=state.requests)
     messages = parsed.messages()
-    header = request_header(dialect, parsed)
-    named = request.headers.get(SESSION_HEADER)
-    session_id = check_session_id(
-        # Only the first message names a derived session; the digests of the rest are
-        # worked out when the call is logged, after the answer is on its way.
-        named or derive_session_id(dialect.provider, header, message_units(messages[:1]))
-    )
+    named = headers.get(SESSION_HEADER)
+    header = None
+    if not named:
+        # Only the envelope and the first message name a derived session; the units of
+        # the rest are looked up when the call is logged, after the answer is on its way
+        # (so is the envelope of a named session: copying tool declarations costs).
+        header = request_header(dialect, parsed)
+        first = cached_units(messages[:1], state.requests)
+        named = derive_session_id(dialect.provider, header, first)
+    session_id = check_session_id(named)
     view = await state.recorder.view(session_id)
     enforced = await enforce_budget_async(
         body,
@@ -107,54 +112,84 @@ async def _prepare(request: Request, raw: bytes, dialect: Dialect, state: Server
         summarizer=state.summaries,
         archive=state.archive,
         cache=state.requests,
+        parsed=parsed,
     )
     content = raw if enforced.body is body else json.dumps(enforced.body).encode("utf-8")
+    query: bytes = scope.get("query_string", b"")
     return _Call(
         session_id=session_id,
+        request=parsed,
         messages=messages,
         header=header,
-        url=target_url(base, request.url.path, request.url.query),
+        url=target_url(base, scope["path"], query.decode("latin-1")),
         content=content,
         stages=enforced.info.stages_text if enforced.info.compressed else "",
     )
 
 
-async def proxy_call(request: Request, dialect: Dialect, state: ServerState) -> Response:
-    """Serve one proxied provider call."""
+async def proxy_call(
+    scope: Scope, receive: Receive, send: Send, dialect: Dialect, state: ServerState
+) -> None:
+    """Serve one proxied provider call: a plain ASGI app (no framework routing or
+    request objects on the path every call takes)."""
+    raw = await _read_body(receive)
+    headers = Headers(scope=scope)
     try:
-        call = await _prepare(request, await request.body(), dialect, state)
+        call = await _prepare(scope, headers, raw, dialect, state)
         response = await open_upstream(
-            state.client, call.url, request_headers(request.headers.items()), call.content
+            state.upstream, call.url, request_headers(headers.items()), call.content, state.timeout
         )
     except CtxBudgetError as error:
-        return provider_error(error, dialect)
+        await provider_error(error, dialect)(scope, receive, send)
+        return
     extra = {"x-ctxbudget-session": call.session_id}
     if call.stages:
         extra["x-ctxbudget-stages"] = call.stages
     if response.status_code < 300 and "text/event-stream" in response.headers.get(
         "content-type", ""
     ):
-        return StreamingResponse(
+        streamed = StreamingResponse(
             _relay(response, dialect, state, call),
             status_code=response.status_code,
             headers={**response_headers(response.headers), **extra},
         )
+        await streamed(scope, receive, send)
+        return
     try:
-        raw = await read_answer(response, call.url)
-        answer = _checked_answer(raw, response.status_code)
+        answer_raw = await read_answer(response, call.url)
+        answer = _checked_answer(answer_raw, response.status_code)
     except CtxBudgetError as error:
-        return provider_error(error, dialect)
-    headers = {**response_headers(response.headers), **extra}
-    if answer is None:  # an upstream error in the provider's shape: passed on as is
-        return Response(raw, status_code=response.status_code, headers=headers)
-    return _LoggingResponse(
-        raw,
-        response.status_code,
-        headers,
-        recorder=state.recorder,
-        session_id=call.session_id,
-        logger=lambda: _log_answer(answer, dialect, state, call),
+        await provider_error(error, dialect)(scope, receive, send)
+        return
+    plain = Response(
+        answer_raw,
+        status_code=response.status_code,
+        headers={**response_headers(response.headers), **extra},
     )
+    if answer is None:  # an upstream error in the provider's shape: passed on as is
+        await plain(scope, receive, send)
+        return
+    # The call is expected before the first byte goes out, so whatever the client does
+    # next with the session (GET /sessions/{id}) waits for it, while no answer waits for
+    # the ledger; it is logged in a task of its own however the sending ends.
+    state.recorder.expect(call.session_id)
+    try:
+        await plain(scope, receive, send)
+    finally:
+        state.recorder.log_later(call.session_id, lambda: _log_answer(answer, dialect, state, call))
+
+
+async def _read_body(receive: Receive) -> bytes:
+    """The request body (the guard in front has bounded its size)."""
+    parts: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break  # the client went away; the answer will find no one to send to
+        parts.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def _checked_answer(raw: bytes, status: int) -> Mapping[str, Any] | None:
@@ -177,34 +212,6 @@ def _checked_answer(raw: bytes, status: int) -> Mapping[str, Any] | None:
     return decoded
 
 
-class _LoggingResponse(Response):
-    """A plain response that logs the call once it has been sent. The call is expected
-    before the first byte goes out, so whatever the client does next with the session
-    (``GET /sessions/{id}``) waits for it, while no answer waits for the ledger."""
-
-    def __init__(
-        self,
-        content: bytes,
-        status: int,
-        headers: Mapping[str, str],
-        *,
-        recorder: SessionRecorder,
-        session_id: str,
-        logger: Callable[[], Awaitable[None]],
-    ) -> None:
-        super().__init__(content, status_code=status, headers=headers)
-        self._recorder = recorder
-        self._session_id = session_id
-        self._logger = logger
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        self._recorder.expect(self._session_id)
-        try:
-            await super().__call__(scope, receive, send)
-        finally:
-            self._recorder.log_later(self._session_id, self._logger)
-
-
 async def _log_answer(
     answer: Mapping[str, Any], dialect: Dialect, state: ServerState, call: _Call
 ) -> None:
@@ -220,13 +227,15 @@ async def _record(
 ) -> None:
     """Log the call; the caller holds the session's lock. A ledger that fails is
     reported in the log: the client already has its answer."""
+    header = call.header if call.header is not None else request_header(dialect, call.request)
     if not isinstance(model, str) or not model:
-        model = call.header["config"].get("model")
+        model = header["config"].get("model")
     answered = answer_of(dialect, items, usage if isinstance(usage, Mapping) else None, model)
     try:
-        # Hashing a 200K-token history takes milliseconds: off the event loop.
-        units = await to_thread.run_sync(message_units, call.messages)
-        await state.recorder.record(call.session_id, units, call.header, answered)
+        # Re-sent messages' units are cached (hashing a 200K-token history anew would
+        # take milliseconds): a warm call hashes only what it adds, on the event loop.
+        units = cached_units(call.messages, state.requests)
+        await state.recorder.record(call.session_id, units, header, answered)
     except CtxBudgetError as error:
         _log.warning(
             "ctxbudget proxy: call of session %s not logged [%s]: %s",

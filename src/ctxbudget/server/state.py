@@ -22,6 +22,7 @@ __all__ = ["ServerState"]
 class ServerState:
     """The process's parts; built when the app starts, closed when it stops.
 
+    ``upstream`` is the connection pool calls go out through, with ``timeout``;
     ``requests`` is the enforcement's cache of parsed and priced messages, bounded
     by ``settings.request_cache_bytes``; ``summaries`` caches summaries of re-sent
     spans; ``windows`` remembers each model's context window.
@@ -31,7 +32,8 @@ class ServerState:
     ledger: Ledger
     meter: TokenMeter
     recorder: SessionRecorder
-    client: httpx.AsyncClient
+    upstream: httpx.AsyncBaseTransport
+    timeout: httpx.Timeout
     summaries: SpanSummaryCache | None
     requests: RequestCache
     windows: ModelWindows

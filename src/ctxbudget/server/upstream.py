@@ -21,6 +21,7 @@ __all__ = [
     "request_headers",
     "response_headers",
     "target_url",
+    "upstream_transport",
 ]
 
 PROXY_TOKEN_HEADER: Final = "x-ctxbudget-token"
@@ -69,13 +70,35 @@ def response_headers(headers: httpx.Headers) -> dict[str, str]:
     return {name: value for name, value in headers.items() if name.lower() not in _NOT_RETURNED}
 
 
+def upstream_transport() -> httpx.AsyncHTTPTransport:
+    """The connection pool every proxied call goes out through (keep-alive, shared).
+
+    Calls go to the transport itself, not through an ``httpx.AsyncClient``: a client
+    keeps the cookies answers set and sends them with every later call, so one agent's
+    provider cookies would reach the provider with another agent's calls; it also adds
+    headers of its own (``user-agent``, ``accept``) that the agent did not send, and its
+    auth, redirect and cookie steps cost about a third of a millisecond per call.
+    """
+    return httpx.AsyncHTTPTransport(
+        limits=httpx.Limits(max_connections=1000, max_keepalive_connections=200),
+        trust_env=False,  # the upstream URL is the one configured, never a proxy from the env
+        retries=0,
+    )
+
+
 async def open_upstream(
-    client: httpx.AsyncClient, url: str, headers: list[tuple[str, str]], content: bytes
+    transport: httpx.AsyncBaseTransport,
+    url: str,
+    headers: list[tuple[str, str]],
+    content: bytes,
+    timeout: httpx.Timeout,
 ) -> httpx.Response:
     """Send the call and return once the answer's headers are in (its body still open)."""
-    request = client.build_request("POST", url, headers=headers, content=content)
+    request = httpx.Request(
+        "POST", url, headers=headers, content=content, extensions={"timeout": timeout.as_dict()}
+    )
     try:
-        return await client.send(request, stream=True)
+        return await transport.handle_async_request(request)
     except httpx.TimeoutException:
         raise UpstreamTimeoutError(
             f"the upstream at {_origin(url)} did not answer in time; try again, or raise "
