@@ -205,6 +205,7 @@ _LEAD_CLASSES: Final = {
 _LEAD_CLASS_TABLE: Final = bytes(ord(_LEAD_CLASSES.get(b, ".")) for b in range(256))
 _NOT_RARE_LETTERS: Final = bytes(b for b in range(256) if b not in _RARE_LETTERS)
 _NOT_CONTROLS: Final = bytes(b for b in range(256) if b not in _CONTROLS)
+_NOT_QUOTES: Final = bytes(b for b in range(256) if b not in b"\"'")
 # і ї є ґ ў ј љ њ ћ џ ђ ѓ ќ ѕ: Cyrillic letters Russian does not use (Ukrainian,
 # Belarusian, Serbian, Macedonian), which vocabularies trained mostly on Russian split.
 _BEYOND_RUSSIAN: Final = tuple(c.encode() for c in "іїєґўјљњћџђѓќѕІЇЄҐЎЈЉЊЋЏЂЃЌЅ")
@@ -212,6 +213,7 @@ _CJK_PUNCTUATION_PREFIX: Final = b"\xe3\x80"  # U+3000-U+303F
 _UPPER_GREEK_CYRILLIC_LEAD: Final = bytes(1 if b in (0xCE, 0xD0) else 0 for b in range(256))
 _UPPER_GREEK_CYRILLIC_SECOND: Final = bytes(1 if 0x80 <= b <= 0xAF else 0 for b in range(256))
 
+_HAN_FIRST, _HAN_LAST = 0x4000, 0x9FFF  # the code points of lead bytes E4-E9
 _PIECE: Final = 1 << 14
 """Longest piece, in characters, processed at once; longer texts are cut after a newline
 (which no feature spans), so the repeated-flag masks below stay small."""
@@ -231,7 +233,7 @@ class _Tables:
     common_words: frozenset[bytes]
     han_frequent: re.Pattern[str]
     han_rare: re.Pattern[str]
-    han_everyday: re.Pattern[str]
+    han_beyond_everyday: re.Pattern[str]
     costs_two: re.Pattern[str]
     costs_three: re.Pattern[str]
 
@@ -242,6 +244,21 @@ def _class_of_ranges(ranges: list[list[int]]) -> re.Pattern[str]:
     )
 
 
+def _beyond(everyday: str) -> re.Pattern[str]:
+    """The characters the Han count counts (lead bytes E4-E9: U+4000-U+9FFF) outside
+    ``everyday`` (which holds only such characters): rare in text, so a pattern of them
+    scans with few matches, where one of ``everyday`` matches nearly every character."""
+    kept = set(map(ord, everyday))
+    beyond = [c for c in range(_HAN_FIRST, _HAN_LAST + 1) if c not in kept]
+    ranges: list[list[int]] = []
+    for c in beyond:
+        if ranges and ranges[-1][1] == c - 1:
+            ranges[-1][1] = c
+        else:
+            ranges.append([c, c])
+    return _class_of_ranges(ranges)
+
+
 @functools.cache
 def _tables() -> _Tables:
     path = resources.files("ctxbudget.tokens").joinpath("data/feature_tables.json")
@@ -250,7 +267,7 @@ def _tables() -> _Tables:
         common_words=frozenset(word.encode() for word in tables["common_words"]),
         han_frequent=re.compile("[" + tables["han_one_token"] + "]+"),
         han_rare=re.compile("[" + tables["han_three_tokens"] + "]+"),
-        han_everyday=re.compile("[" + tables["han_everyday"] + "]+"),
+        han_beyond_everyday=_beyond(tables["han_everyday"]),
         costs_two=_class_of_ranges(tables["costs_two"]),
         costs_three=_class_of_ranges(tables["costs_three"]),
     )
@@ -318,6 +335,12 @@ def _piece_features(text: str) -> tuple[int, ...]:
     punctuation_pairs = punctuation & previous
     # "----" is one token, "+-+" three: tell a repeated character from a new one.
     changes = _punctuation_changes(data, punctuation_pairs) if punctuation_pairs else 0
+    # Each count once (``bit_count`` is a loop over the integer's digits).
+    digit_count = digits.bit_count()
+    punctuation_count = punctuation.bit_count()
+    pair_count = punctuation_pairs.bit_count()
+    newline_count = data.count(b"\n")
+    double_space_count = double_spaces.bit_count()
     ascii_part = (
         len(words) - len(other_words),
         len(other_words),
@@ -327,23 +350,23 @@ def _piece_features(text: str) -> tuple[int, ...]:
         len(data.translate(None, _NOT_RARE_LETTERS)) - rare_in_long,
         (consonant_pairs & (consonant_pairs << 8)).bit_count() - triples_in_long,
         (_next_byte(flags & _repeated(_LOWER), _LOWER, _UPPER) & uppercase).bit_count(),
-        digits.bit_count(),
-        digits.bit_count() - (digits & previous).bit_count(),
+        digit_count,
+        digit_count - (digits & previous).bit_count(),
         (_next_byte(spaces, _SPACE, _DIGIT) & digits).bit_count(),
-        punctuation.bit_count(),
-        punctuation.bit_count() - punctuation_pairs.bit_count(),
-        punctuation_pairs.bit_count() - changes,
+        punctuation_count,
+        punctuation_count - pair_count,
+        pair_count - changes,
         changes,
         (_next_byte(spaces, _SPACE, _PUNCTUATION) & punctuation).bit_count(),
-        data.count(b'"') + data.count(b"'"),
+        len(data.translate(None, _NOT_QUOTES)),
         (_next_byte(punctuation, _PUNCTUATION, _NEWLINE) & newlines).bit_count(),
-        newlines.bit_count(),
-        newlines.bit_count() - (newlines & previous).bit_count(),
+        newline_count,
+        newline_count - (newlines & previous).bit_count(),
         data.count(b"\t"),
         len(data.translate(None, _NOT_CONTROLS)),
-        _runs(double_spaces),
-        double_spaces.bit_count(),
-        (_next_byte(spaces, _SPACE, _NEWLINE) & newlines).bit_count(),
+        double_space_count - (double_spaces & (double_spaces << 8)).bit_count(),
+        double_space_count,
+        data.count(b" \n"),  # a pair that cannot overlap itself: every one is counted
         data.count(b"\r"),
         long_run_letters,
     )
@@ -364,7 +387,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
         frequent,
         max(0, han - frequent - rare),
         rare,
-        max(0, han - _matched(tables.han_everyday, non_ascii)) if han else 0,
+        _matched(tables.han_beyond_everyday, non_ascii) if han else 0,
         _runs(leads & _repeated(_HAN_LEAD)),
         classes.count(b"k") - cjk_punctuation,
         classes.count(b"g"),
@@ -397,7 +420,9 @@ def _punctuation_changes(data: bytes, punctuation_pairs: int) -> int:
     sets bit 6 exactly for the different ones, with no carry into the next byte.
     """
     ids = int.from_bytes(data.translate(_PUNCTUATION_IDS), "little")
-    different = (ids ^ (ids << 8)) + _repeated(0x3F)
+    # The mask cut to the data's length: adding all ``_PIECE`` bytes of it would cost
+    # as much as a whole piece, however short the text.
+    different = (ids ^ (ids << 8)) + (_repeated(0x3F) >> 8 * (_PIECE - len(data)))
     # Bit 6 of ``different`` lands on the punctuation flag (bit 1).
     return (different >> 5 & punctuation_pairs).bit_count()
 
@@ -424,12 +449,12 @@ def _long_words(long_words: list[bytes]) -> tuple[int, int, int]:
     alone ("zzzz..." costs what "abab..." does), so those two features leave it out."""
     if not long_words:
         return 0, 0, 0
-    long_runs = sum(
-        max(0, len(run) - _LONG_RUN) for word in long_words for run in _CASE_RUN.findall(word)
-    )
-    rare = sum(len(w.translate(None, _NOT_RARE_LETTERS)) for w in long_words)
-    triples = sum(len(_TRIPLE.findall(w.translate(_CONSONANT_MARKS))) for w in long_words)
-    return long_runs, rare, triples
+    # Joined by a space (no letter, no consonant), no run spans two words: one pass each.
+    joined = b" ".join(long_words)
+    long_runs = _LONG_CASE_RUN.findall(joined)
+    rare = len(joined.translate(None, _NOT_RARE_LETTERS))
+    triples = len(_TRIPLE.findall(joined.translate(_CONSONANT_MARKS)))
+    return sum(map(len, long_runs)) - _LONG_RUN * len(long_runs), rare, triples
 
 
 def _greek_cyrillic_uppercase(full: bytes) -> int:
@@ -444,7 +469,8 @@ _CAPPED: Final = bytes(min(n, _CAP) for n in range(256))
 _LONG_WORD: Final = 16
 _LONG_RUN: Final = 12
 _IS_LONG: Final = bytes(int(n > _LONG_WORD) for n in range(256))
-_CASE_RUN: Final = re.compile(rb"[a-z]+|[A-Z]+")
+# Runs of one case longer than ``_LONG_RUN`` (a shorter run adds nothing).
+_LONG_CASE_RUN: Final = re.compile(rb"[a-z]{%d,}|[A-Z]{%d,}" % (_LONG_RUN + 1, _LONG_RUN + 1))
 _CONSONANT_MARKS: Final = bytes(0x31 if b in _CONSONANTS else 0x30 for b in range(256))
 _TRIPLE: Final = re.compile(rb"(?=111)")
 _NOTHING_BEYOND_ASCII: Final = (0,) * (
