@@ -214,6 +214,7 @@ _UPPER_GREEK_CYRILLIC_LEAD: Final = bytes(1 if b in (0xCE, 0xD0) else 0 for b in
 _UPPER_GREEK_CYRILLIC_SECOND: Final = bytes(1 if 0x80 <= b <= 0xAF else 0 for b in range(256))
 
 _HAN_FIRST, _HAN_LAST = 0x4000, 0x9FFF  # the code points of lead bytes E4-E9
+_NOT_HAN: Final = "\\x00-\\u3fff\\ua000-\\U0010ffff"  # a class of all but those
 _PIECE: Final = 1 << 14
 """Longest piece, in characters, processed at once; longer texts are cut after a newline
 (which no feature spans), so the repeated-flag masks below stay small."""
@@ -231,11 +232,15 @@ class _Tables:
     single characters: fewer matches, then one ``sub`` or join to count them."""
 
     common_words: frozenset[bytes]
-    han_frequent: re.Pattern[str]
+    # The frequent Han characters, or any character outside U+4000-U+9FFF: runs of it
+    # are cut only by other Han characters, so far fewer matches than of the frequent
+    # ones alone (each match costs more than scanning many characters).
+    han_frequent_or_not_han: re.Pattern[str]
     han_rare: re.Pattern[str]
     han_beyond_everyday: re.Pattern[str]
     costs_two: re.Pattern[str]
-    costs_three: re.Pattern[str]
+    # Either class (the two are disjoint): most texts hold neither, found in one pass.
+    costs_two_or_three: re.Pattern[str]
 
 
 def _class_of_ranges(ranges: list[list[int]]) -> re.Pattern[str]:
@@ -265,11 +270,13 @@ def _tables() -> _Tables:
     tables = json.loads(path.read_text("utf-8"))
     return _Tables(
         common_words=frozenset(word.encode() for word in tables["common_words"]),
-        han_frequent=re.compile("[" + tables["han_one_token"] + "]+"),
+        han_frequent_or_not_han=re.compile(
+            "[" + tables["han_one_token"] + _NOT_HAN + "]+"
+        ),
         han_rare=re.compile("[" + tables["han_three_tokens"] + "]+"),
         han_beyond_everyday=_beyond(tables["han_everyday"]),
         costs_two=_class_of_ranges(tables["costs_two"]),
-        costs_three=_class_of_ranges(tables["costs_three"]),
+        costs_two_or_three=_class_of_ranges(tables["costs_two"] + tables["costs_three"]),
     )
 
 
@@ -375,12 +382,17 @@ def _piece_features(text: str) -> tuple[int, ...]:
     non_ascii = full.translate(None, _ASCII).decode("utf-8", "surrogatepass")
     classes = data.translate(_LEAD_CLASS_TABLE, _ASCII)  # one letter per non-ASCII character
     han = classes.count(b"h")
-    frequent = _matched(tables.han_frequent, non_ascii) if han else 0
+    # The frequent ones plus every character outside U+4000-U+9FFF (``han`` counts those inside).
+    frequent = (
+        _matched(tables.han_frequent_or_not_han, non_ascii) - len(non_ascii) + han if han else 0
+    )
     rare = _matched(tables.han_rare, non_ascii) if han else 0
     cjk_punctuation = full.count(_CJK_PUNCTUATION_PREFIX)
     greek_cyrillic = classes.count(b"c")
     astral = classes.count(b"4")
     leads = int.from_bytes(data.translate(_LEAD_FLAG_TABLE), "little")
+    costs = _matched(tables.costs_two_or_three, non_ascii)
+    costs_two = _matched(tables.costs_two, non_ascii) if costs else 0
     return (
         *ascii_part,
         (_next_byte(spaces, _SPACE, _NON_ASCII) & flags & _repeated(_NON_ASCII)).bit_count(),
@@ -402,8 +414,8 @@ def _piece_features(text: str) -> tuple[int, ...]:
         _runs(leads & _repeated(_OTHER_THREE_BYTE_LEAD)),
         astral,
         astral - full.count(b"\xf0\x9f"),
-        _matched(tables.costs_two, non_ascii),
-        _matched(tables.costs_three, non_ascii),
+        costs_two,
+        costs - costs_two,
     )
 
 
