@@ -170,10 +170,6 @@ def _flags(b: int) -> int:
 
 
 _FLAG_TABLE: Final = bytes(_flags(b) for b in range(256))
-_PUNCTUATION_IDS: Final = bytes(
-    (_ASCII_PUNCTUATION + _CONTROLS).index(b) if b in _ASCII_PUNCTUATION + _CONTROLS else 0
-    for b in range(256)
-)
 
 # Flag bits of the non-ASCII translation: lead bytes of scripts whose runs matter.
 _TWO_BYTE_LEAD, _HAN_LEAD, _OTHER_THREE_BYTE_LEAD = 1, 2, 4
@@ -204,8 +200,29 @@ _LEAD_CLASSES: Final = {
 
 _LEAD_CLASS_TABLE: Final = bytes(ord(_LEAD_CLASSES.get(b, ".")) for b in range(256))
 _NOT_RARE_LETTERS: Final = bytes(b for b in range(256) if b not in _RARE_LETTERS)
-_NOT_CONTROLS: Final = bytes(b for b in range(256) if b not in _CONTROLS)
-_NOT_QUOTES: Final = bytes(b for b in range(256) if b not in b"\"'")
+# One byte value per class that is only counted (``bytes.count`` on one translation
+# costs less than a deleting translation per class).
+_KIND_DIGIT, _KIND_PUNCTUATION, _KIND_QUOTE, _KIND_CONTROL = b"d", b"p", b"q", b"c"
+_KIND_RARE_LETTER, _KIND_NEWLINE, _KIND_TAB, _KIND_CARRIAGE_RETURN = b"r", b"n", b"t", b"\r"
+
+
+def _kind(b: int) -> bytes:
+    for kind, members in (
+        (_KIND_DIGIT, _span(0x30, 0x39)),
+        (_KIND_QUOTE, b"\"'"),
+        (_KIND_PUNCTUATION, _ASCII_PUNCTUATION),
+        (_KIND_CONTROL, _CONTROLS),
+        (_KIND_RARE_LETTER, _RARE_LETTERS),
+        (_KIND_NEWLINE, b"\n"),
+        (_KIND_TAB, b"\t"),
+        (_KIND_CARRIAGE_RETURN, b"\r"),
+    ):
+        if b in members:
+            return kind
+    return b"."
+
+
+_KIND_TABLE: Final = b"".join(_kind(b) for b in range(256))
 # і ї є ґ ў ј љ њ ћ џ ђ ѓ ќ ѕ: Cyrillic letters Russian does not use (Ukrainian,
 # Belarusian, Serbian, Macedonian), which vocabularies trained mostly on Russian split.
 _BEYOND_RUSSIAN: Final = tuple(c.encode() for c in "іїєґўјљњћџђѓќѕІЇЄҐЎЈЉЊЋЏЂЃЌЅ")
@@ -270,9 +287,7 @@ def _tables() -> _Tables:
     tables = json.loads(path.read_text("utf-8"))
     return _Tables(
         common_words=frozenset(word.encode() for word in tables["common_words"]),
-        han_frequent_or_not_han=re.compile(
-            "[" + tables["han_one_token"] + _NOT_HAN + "]+"
-        ),
+        han_frequent_or_not_han=re.compile("[" + tables["han_one_token"] + _NOT_HAN + "]+"),
         han_rare=re.compile("[" + tables["han_three_tokens"] + "]+"),
         han_beyond_everyday=_beyond(tables["han_everyday"]),
         costs_two=_class_of_ranges(tables["costs_two"]),
@@ -286,9 +301,9 @@ def _next_byte(mask: int, flag: int, as_flag: int) -> int:
     return mask << (8 + as_flag.bit_length() - flag.bit_length())
 
 
-def _runs(mask: int) -> int:
-    """Runs of set flags: set flags minus those whose previous byte is set too."""
-    return mask.bit_count() - (mask & (mask << 8)).bit_count()
+def _pairs(mask: int) -> int:
+    """Set flags whose previous byte is set too: runs are the set flags minus these."""
+    return (mask & (mask << 8)).bit_count()
 
 
 def text_features(text: str) -> tuple[int, ...]:
@@ -342,11 +357,15 @@ def _piece_features(text: str) -> tuple[int, ...]:
     punctuation_pairs = punctuation & previous
     # "----" is one token, "+-+" three: tell a repeated character from a new one.
     changes = _punctuation_changes(data, punctuation_pairs) if punctuation_pairs else 0
-    # Each count once (``bit_count`` is a loop over the integer's digits).
-    digit_count = digits.bit_count()
-    punctuation_count = punctuation.bit_count()
+    # Each count once (``bit_count`` is a loop over the integer's digits); classes only
+    # counted are counted on one translation, in one byte value each.
+    kinds = data.translate(_KIND_TABLE)
+    digit_count = kinds.count(_KIND_DIGIT)
+    quotes = kinds.count(_KIND_QUOTE)
+    controls = kinds.count(_KIND_CONTROL)
+    punctuation_count = kinds.count(_KIND_PUNCTUATION) + quotes + controls
     pair_count = punctuation_pairs.bit_count()
-    newline_count = data.count(b"\n")
+    newline_count = kinds.count(_KIND_NEWLINE)
     double_space_count = double_spaces.bit_count()
     ascii_part = (
         len(words) - len(other_words),
@@ -354,7 +373,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
         other_letters,
         capped_letters,
         uppercase.bit_count(),
-        len(data.translate(None, _NOT_RARE_LETTERS)) - rare_in_long,
+        kinds.count(_KIND_RARE_LETTER) - rare_in_long,
         (consonant_pairs & (consonant_pairs << 8)).bit_count() - triples_in_long,
         (_next_byte(flags & _repeated(_LOWER), _LOWER, _UPPER) & uppercase).bit_count(),
         digit_count,
@@ -365,16 +384,16 @@ def _piece_features(text: str) -> tuple[int, ...]:
         pair_count - changes,
         changes,
         (_next_byte(spaces, _SPACE, _PUNCTUATION) & punctuation).bit_count(),
-        len(data.translate(None, _NOT_QUOTES)),
+        quotes,
         (_next_byte(punctuation, _PUNCTUATION, _NEWLINE) & newlines).bit_count(),
         newline_count,
         newline_count - (newlines & previous).bit_count(),
-        data.count(b"\t"),
-        len(data.translate(None, _NOT_CONTROLS)),
+        kinds.count(_KIND_TAB),
+        controls,
         double_space_count - (double_spaces & (double_spaces << 8)).bit_count(),
         double_space_count,
         data.count(b" \n"),  # a pair that cannot overlap itself: every one is counted
-        data.count(b"\r"),
+        kinds.count(_KIND_CARRIAGE_RETURN),
         long_run_letters,
     )
     if ascii_only:
@@ -387,8 +406,12 @@ def _piece_features(text: str) -> tuple[int, ...]:
         _matched(tables.han_frequent_or_not_han, non_ascii) - len(non_ascii) + han if han else 0
     )
     rare = _matched(tables.han_rare, non_ascii) if han else 0
-    cjk_punctuation = full.count(_CJK_PUNCTUATION_PREFIX)
+    kana = classes.count(b"k")  # lead byte E3, which starts every CJK punctuation mark
+    cjk_punctuation = full.count(_CJK_PUNCTUATION_PREFIX) if kana else 0
+    latin_extended = classes.count(b"l")
     greek_cyrillic = classes.count(b"c")
+    other_two_byte = classes.count(b"2")
+    other_three_byte = classes.count(b"3")
     astral = classes.count(b"4")
     leads = int.from_bytes(data.translate(_LEAD_FLAG_TABLE), "little")
     costs = _matched(tables.costs_two_or_three, non_ascii)
@@ -400,20 +423,23 @@ def _piece_features(text: str) -> tuple[int, ...]:
         max(0, han - frequent - rare),
         rare,
         _matched(tables.han_beyond_everyday, non_ascii) if han else 0,
-        _runs(leads & _repeated(_HAN_LEAD)),
-        classes.count(b"k") - cjk_punctuation,
+        han - _pairs(leads & _repeated(_HAN_LEAD)),
+        kana - cjk_punctuation,
         classes.count(b"g"),
         cjk_punctuation + classes.count(b"f"),
-        classes.count(b"l"),
+        latin_extended,
         greek_cyrillic,
         _greek_cyrillic_uppercase(full) if greek_cyrillic else 0,
         sum(map(full.count, _BEYOND_RUSSIAN)) if greek_cyrillic else 0,
-        classes.count(b"2"),
-        _runs(leads & _repeated(_TWO_BYTE_LEAD)),
-        classes.count(b"3"),
-        _runs(leads & _repeated(_OTHER_THREE_BYTE_LEAD)),
+        other_two_byte,
+        latin_extended
+        + greek_cyrillic
+        + other_two_byte
+        - _pairs(leads & _repeated(_TWO_BYTE_LEAD)),
+        other_three_byte,
+        other_three_byte - _pairs(leads & _repeated(_OTHER_THREE_BYTE_LEAD)),
         astral,
-        astral - full.count(b"\xf0\x9f"),
+        astral - full.count(b"\xf0\x9f") if astral else 0,
         costs_two,
         costs - costs_two,
     )
@@ -427,16 +453,19 @@ def _matched(pattern: re.Pattern[str], text: str) -> int:
 def _punctuation_changes(data: bytes, punctuation_pairs: int) -> int:
     """Punctuation bytes preceded by a *different* punctuation byte.
 
-    Each punctuation (or control) character gets a 6-bit id; XOR with the ids shifted
-    one byte on is 0 where neighbours are equal, at most 63 where not, so adding 0x3F
-    sets bit 6 exactly for the different ones, with no carry into the next byte.
+    Punctuation (and control) characters are ASCII, so where both neighbours are, the
+    bytes XORed with the bytes shifted one byte on are below 0x80, and 0 exactly where
+    the two are equal; kept to 7 bits everywhere, adding 0x7F sets bit 7 exactly for
+    the different ones, with no carry into the next byte.
     """
-    ids = int.from_bytes(data.translate(_PUNCTUATION_IDS), "little")
+    codes = int.from_bytes(data, "little")
     # The mask cut to the data's length: adding all ``_PIECE`` bytes of it would cost
     # as much as a whole piece, however short the text.
-    different = (ids ^ (ids << 8)) + (_repeated(0x3F) >> 8 * (_PIECE - len(data)))
-    # Bit 6 of ``different`` lands on the punctuation flag (bit 1).
-    return (different >> 5 & punctuation_pairs).bit_count()
+    different = ((codes ^ (codes << 8)) & _repeated(0x7F)) + (
+        _repeated(0x7F) >> 8 * (_PIECE - len(data))
+    )
+    # Bit 7 of ``different`` lands on the punctuation flag (bit 1).
+    return (different >> 6 & punctuation_pairs).bit_count()
 
 
 def _letters(words: list[bytes]) -> tuple[int, int, list[bytes]]:
