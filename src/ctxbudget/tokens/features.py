@@ -204,6 +204,7 @@ _NOT_RARE_LETTERS: Final = bytes(b for b in range(256) if b not in _RARE_LETTERS
 # costs less than a deleting translation per class).
 _KIND_DIGIT, _KIND_PUNCTUATION, _KIND_QUOTE, _KIND_CONTROL = b"d", b"p", b"q", b"c"
 _KIND_RARE_LETTER, _KIND_NEWLINE, _KIND_TAB, _KIND_CARRIAGE_RETURN = b"r", b"n", b"t", b"\r"
+_KIND_UPPER, _KIND_RARE_UPPER = b"U", b"R"  # upper case, rare letters in upper case
 
 
 def _kind(b: int) -> bytes:
@@ -212,7 +213,9 @@ def _kind(b: int) -> bytes:
         (_KIND_QUOTE, b"\"'"),
         (_KIND_PUNCTUATION, _ASCII_PUNCTUATION),
         (_KIND_CONTROL, _CONTROLS),
+        (_KIND_RARE_UPPER, _RARE_LETTERS.translate(None, _span(0x61, 0x7A))),
         (_KIND_RARE_LETTER, _RARE_LETTERS),
+        (_KIND_UPPER, _span(0x41, 0x5A)),
         (_KIND_NEWLINE, b"\n"),
         (_KIND_TAB, b"\t"),
         (_KIND_CARRIAGE_RETURN, b"\r"),
@@ -223,6 +226,7 @@ def _kind(b: int) -> bytes:
 
 
 _KIND_TABLE: Final = b"".join(_kind(b) for b in range(256))
+_NO_KIND: Final = bytes(b for b in range(256) if _kind(b) == b".")
 # і ї є ґ ў ј љ њ ћ џ ђ ѓ ќ ѕ: Cyrillic letters Russian does not use (Ukrainian,
 # Belarusian, Serbian, Macedonian), which vocabularies trained mostly on Russian split.
 _BEYOND_RUSSIAN: Final = tuple(c.encode() for c in "іїєґўјљњћџђѓќѕІЇЄҐЎЈЉЊЋЏЂЃЌЅ")
@@ -358,22 +362,24 @@ def _piece_features(text: str) -> tuple[int, ...]:
     # "----" is one token, "+-+" three: tell a repeated character from a new one.
     changes = _punctuation_changes(data, punctuation_pairs) if punctuation_pairs else 0
     # Each count once (``bit_count`` is a loop over the integer's digits); classes only
-    # counted are counted on one translation, in one byte value each.
-    kinds = data.translate(_KIND_TABLE)
+    # counted are counted on one translation, in one byte value each, without the
+    # characters of no such class (most of them), so each count is short.
+    kinds = data.translate(_KIND_TABLE, _NO_KIND)
     digit_count = kinds.count(_KIND_DIGIT)
     quotes = kinds.count(_KIND_QUOTE)
     controls = kinds.count(_KIND_CONTROL)
     punctuation_count = kinds.count(_KIND_PUNCTUATION) + quotes + controls
     pair_count = punctuation_pairs.bit_count()
     newline_count = kinds.count(_KIND_NEWLINE)
+    rare_upper = kinds.count(_KIND_RARE_UPPER)
     double_space_count = double_spaces.bit_count()
     ascii_part = (
         len(words) - len(other_words),
         len(other_words),
         other_letters,
         capped_letters,
-        uppercase.bit_count(),
-        kinds.count(_KIND_RARE_LETTER) - rare_in_long,
+        kinds.count(_KIND_UPPER) + rare_upper,
+        kinds.count(_KIND_RARE_LETTER) + rare_upper - rare_in_long,
         (consonant_pairs & (consonant_pairs << 8)).bit_count() - triples_in_long,
         (_next_byte(flags & _repeated(_LOWER), _LOWER, _UPPER) & uppercase).bit_count(),
         digit_count,
