@@ -265,9 +265,14 @@ class _Tables:
 
 
 def _class_of_ranges(ranges: list[list[int]]) -> re.Pattern[str]:
-    return re.compile(
-        "[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges) + "]+"
-    )
+    return _sparse_runs("".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges))
+
+
+def _sparse_runs(members: str) -> re.Pattern[str]:
+    """Runs of a class of characters that most text holds few of. Written ``[c][c]*``
+    rather than ``[c]+``: a pattern that starts with a class lets the search skip the
+    characters outside it in one C loop, instead of trying a match at every one."""
+    return re.compile(f"[{members}][{members}]*")
 
 
 def _beyond(everyday: str) -> re.Pattern[str]:
@@ -292,7 +297,7 @@ def _tables() -> _Tables:
     return _Tables(
         common_words=frozenset(word.encode() for word in tables["common_words"]),
         han_frequent_or_not_han=re.compile("[" + tables["han_one_token"] + _NOT_HAN + "]+"),
-        han_rare=re.compile("[" + tables["han_three_tokens"] + "]+"),
+        han_rare=_sparse_runs(tables["han_three_tokens"]),
         han_beyond_everyday=_beyond(tables["han_everyday"]),
         costs_two=_class_of_ranges(tables["costs_two"]),
         costs_two_or_three=_class_of_ranges(tables["costs_two"] + tables["costs_three"]),
