@@ -10,15 +10,20 @@ the Unicode blocks). Then:
   masked with its flag repeated in every byte, so runs and neighbours are shifts:
   ``x & (x << 8)`` marks a class byte whose predecessor is in the class, and runs are
   ``x.bit_count() - (x & (x << 8)).bit_count()``;
-* ``bytes.count`` counts single bytes, and on a second translation of the non-ASCII
-  characters alone, their scripts; ``bytes.translate(None, delete)`` keeps one class;
+* classes that are only counted (digits, quotes, rare letters...) get one byte value
+  each in a second translation that also drops every character of no such class, so
+  each ``bytes.count`` runs over a short string; a third translation, of the non-ASCII
+  characters alone, gives their scripts;
 * ASCII words come from ``split()`` and are looked up in a set, in C (``filterfalse``).
 
-Only Han ideographs are classified one by one, by a compiled regular expression over
-the non-ASCII part of the text. Every feature is a count that never drops when text is
-appended (except the word-table ones when the new text continues the last word), and
-features add up over pieces of a text cut after a run of newlines, which is how long
-texts are processed (see ``_PIECE``).
+Only Han ideographs and costly characters are classified one by one, by compiled
+regular expressions over the non-ASCII part of the text, each written so that it
+matches seldom (a match costs as much as scanning dozens of characters): a class of
+rare characters is ``[c][c]*``, which the search skips to in C, and the frequent Han
+characters are counted in runs that only other Han characters cut. Every feature is
+a count that never drops when text is appended (except the word-table ones when the
+new text continues the last word), and features add up over pieces of a text cut
+after a run of newlines, which is how long texts are processed (see ``_PIECE``).
 
 Two tables ship with the package (``data/feature_tables.json``, derived from real
 vocabularies by ``benchmarks/tokens_tables.py``): common English words, which BPE
