@@ -7,6 +7,7 @@ import math
 import random
 import re
 from collections.abc import Callable
+from importlib import resources
 from itertools import pairwise
 from pathlib import Path
 
@@ -91,6 +92,48 @@ def test_cjk_classes() -> None:
     assert found["hangul"] == 3
     assert found["cjk_punctuation"] == 2  # ， (full-width form) and 。
     assert found["space_before_non_ascii"] == 1  # before 한
+
+
+_TABLES = json.loads(
+    resources.files("ctxbudget.tokens").joinpath("data/feature_tables.json").read_text("utf-8")
+)
+_RANGED = {
+    name: {c for first, last in _TABLES[name] for c in range(first, last + 1)}
+    for name in ("costs_two", "costs_three")
+}
+_HAN_SETS = {
+    name: set(map(ord, _TABLES[name]))
+    for name in ("han_one_token", "han_three_tokens", "han_everyday")
+}
+HAN_AND_COSTLY = st.text(
+    st.one_of(
+        st.characters(min_codepoint=0x3000, max_codepoint=0xA000),
+        st.sampled_from(sorted(map(chr, set().union(*_HAN_SETS.values(), *_RANGED.values())))),
+        st.characters(codec="utf-8"),
+    ),
+    max_size=300,
+)
+
+
+@given(HAN_AND_COSTLY)
+@PROPERTIES
+def test_han_and_costly_features_count_exactly_the_characters_of_their_tables(
+    text: str,
+) -> None:
+    """The passes over the non-ASCII text are written for speed (runs merged with other
+    characters, complements, one pass for both costly classes); each feature still
+    counts the characters of its table, one by one."""
+    codes = [ord(c) for c in text if not 0xD800 <= ord(c) <= 0xDFFF]
+    han = [c for c in codes if 0x4000 <= c <= 0x9FFF]
+    frequent = sum(c in _HAN_SETS["han_one_token"] for c in han)
+    rare = sum(c in _HAN_SETS["han_three_tokens"] for c in han)
+    found = dict(zip(FEATURE_NAMES, text_features(text), strict=True))
+    assert found["han_frequent"] == frequent
+    assert found["han_rare"] == rare
+    assert found["han_common"] == len(han) - frequent - rare
+    assert found["han_beyond_everyday"] == sum(c not in _HAN_SETS["han_everyday"] for c in han)
+    assert found["costs_two"] == sum(c in _RANGED["costs_two"] for c in codes)
+    assert found["costs_three"] == sum(c in _RANGED["costs_three"] for c in codes)
 
 
 def test_other_scripts_and_symbols() -> None:

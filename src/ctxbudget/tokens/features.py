@@ -10,15 +10,20 @@ the Unicode blocks). Then:
   masked with its flag repeated in every byte, so runs and neighbours are shifts:
   ``x & (x << 8)`` marks a class byte whose predecessor is in the class, and runs are
   ``x.bit_count() - (x & (x << 8)).bit_count()``;
-* ``bytes.count`` counts single bytes, and on a second translation of the non-ASCII
-  characters alone, their scripts; ``bytes.translate(None, delete)`` keeps one class;
+* classes that are only counted (digits, quotes, rare letters...) get one byte value
+  each in a second translation that also drops every character of no such class, so
+  each ``bytes.count`` runs over a short string; a third translation, of the non-ASCII
+  characters alone, gives their scripts;
 * ASCII words come from ``split()`` and are looked up in a set, in C (``filterfalse``).
 
-Only Han ideographs are classified one by one, by a compiled regular expression over
-the non-ASCII part of the text. Every feature is a count that never drops when text is
-appended (except the word-table ones when the new text continues the last word), and
-features add up over pieces of a text cut after a run of newlines, which is how long
-texts are processed (see ``_PIECE``).
+Only Han ideographs and costly characters are classified one by one, by compiled
+regular expressions over the non-ASCII part of the text, each written so that it
+matches seldom (a match costs as much as scanning dozens of characters): a class of
+rare characters is ``[c][c]*``, which the search skips to in C, and the frequent Han
+characters are counted in runs that only other Han characters cut. Every feature is
+a count that never drops when text is appended (except the word-table ones when the
+new text continues the last word), and features add up over pieces of a text cut
+after a run of newlines, which is how long texts are processed (see ``_PIECE``).
 
 Two tables ship with the package (``data/feature_tables.json``, derived from real
 vocabularies by ``benchmarks/tokens_tables.py``): common English words, which BPE
@@ -170,10 +175,6 @@ def _flags(b: int) -> int:
 
 
 _FLAG_TABLE: Final = bytes(_flags(b) for b in range(256))
-_PUNCTUATION_IDS: Final = bytes(
-    (_ASCII_PUNCTUATION + _CONTROLS).index(b) if b in _ASCII_PUNCTUATION + _CONTROLS else 0
-    for b in range(256)
-)
 
 # Flag bits of the non-ASCII translation: lead bytes of scripts whose runs matter.
 _TWO_BYTE_LEAD, _HAN_LEAD, _OTHER_THREE_BYTE_LEAD = 1, 2, 4
@@ -204,7 +205,33 @@ _LEAD_CLASSES: Final = {
 
 _LEAD_CLASS_TABLE: Final = bytes(ord(_LEAD_CLASSES.get(b, ".")) for b in range(256))
 _NOT_RARE_LETTERS: Final = bytes(b for b in range(256) if b not in _RARE_LETTERS)
-_NOT_CONTROLS: Final = bytes(b for b in range(256) if b not in _CONTROLS)
+# One byte value per class that is only counted (``bytes.count`` on one translation
+# costs less than a deleting translation per class).
+_KIND_DIGIT, _KIND_PUNCTUATION, _KIND_QUOTE, _KIND_CONTROL = b"d", b"p", b"q", b"c"
+_KIND_RARE_LETTER, _KIND_NEWLINE, _KIND_TAB, _KIND_CARRIAGE_RETURN = b"r", b"n", b"t", b"\r"
+_KIND_UPPER, _KIND_RARE_UPPER = b"U", b"R"  # upper case, rare letters in upper case
+
+
+def _kind(b: int) -> bytes:
+    for kind, members in (
+        (_KIND_DIGIT, _span(0x30, 0x39)),
+        (_KIND_QUOTE, b"\"'"),
+        (_KIND_PUNCTUATION, _ASCII_PUNCTUATION),
+        (_KIND_CONTROL, _CONTROLS),
+        (_KIND_RARE_UPPER, _RARE_LETTERS.translate(None, _span(0x61, 0x7A))),
+        (_KIND_RARE_LETTER, _RARE_LETTERS),
+        (_KIND_UPPER, _span(0x41, 0x5A)),
+        (_KIND_NEWLINE, b"\n"),
+        (_KIND_TAB, b"\t"),
+        (_KIND_CARRIAGE_RETURN, b"\r"),
+    ):
+        if b in members:
+            return kind
+    return b"."
+
+
+_KIND_TABLE: Final = b"".join(_kind(b) for b in range(256))
+_NO_KIND: Final = bytes(b for b in range(256) if _kind(b) == b".")
 # і ї є ґ ў ј љ њ ћ џ ђ ѓ ќ ѕ: Cyrillic letters Russian does not use (Ukrainian,
 # Belarusian, Serbian, Macedonian), which vocabularies trained mostly on Russian split.
 _BEYOND_RUSSIAN: Final = tuple(c.encode() for c in "іїєґўјљњћџђѓќѕІЇЄҐЎЈЉЊЋЏЂЃЌЅ")
@@ -212,6 +239,8 @@ _CJK_PUNCTUATION_PREFIX: Final = b"\xe3\x80"  # U+3000-U+303F
 _UPPER_GREEK_CYRILLIC_LEAD: Final = bytes(1 if b in (0xCE, 0xD0) else 0 for b in range(256))
 _UPPER_GREEK_CYRILLIC_SECOND: Final = bytes(1 if 0x80 <= b <= 0xAF else 0 for b in range(256))
 
+_HAN_FIRST, _HAN_LAST = 0x4000, 0x9FFF  # the code points of lead bytes E4-E9
+_NOT_HAN: Final = "\\x00-\\u3fff\\ua000-\\U0010ffff"  # a class of all but those
 _PIECE: Final = 1 << 14
 """Longest piece, in characters, processed at once; longer texts are cut after a newline
 (which no feature spans), so the repeated-flag masks below stay small."""
@@ -229,17 +258,41 @@ class _Tables:
     single characters: fewer matches, then one ``sub`` or join to count them."""
 
     common_words: frozenset[bytes]
-    han_frequent: re.Pattern[str]
+    # The frequent Han characters, or any character outside U+4000-U+9FFF: runs of it
+    # are cut only by other Han characters, so far fewer matches than of the frequent
+    # ones alone (each match costs more than scanning many characters).
+    han_frequent_or_not_han: re.Pattern[str]
     han_rare: re.Pattern[str]
-    han_everyday: re.Pattern[str]
+    han_beyond_everyday: re.Pattern[str]
     costs_two: re.Pattern[str]
-    costs_three: re.Pattern[str]
+    # Either class (the two are disjoint): most texts hold neither, found in one pass.
+    costs_two_or_three: re.Pattern[str]
 
 
 def _class_of_ranges(ranges: list[list[int]]) -> re.Pattern[str]:
-    return re.compile(
-        "[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges) + "]+"
-    )
+    return _sparse_runs("".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges))
+
+
+def _sparse_runs(members: str) -> re.Pattern[str]:
+    """Runs of a class of characters that most text holds few of. Written ``[c][c]*``
+    rather than ``[c]+``: a pattern that starts with a class lets the search skip the
+    characters outside it in one C loop, instead of trying a match at every one."""
+    return re.compile(f"[{members}][{members}]*")
+
+
+def _beyond(everyday: str) -> re.Pattern[str]:
+    """The characters the Han count counts (lead bytes E4-E9: U+4000-U+9FFF) outside
+    ``everyday`` (which holds only such characters): rare in text, so a pattern of them
+    scans with few matches, where one of ``everyday`` matches nearly every character."""
+    kept = set(map(ord, everyday))
+    beyond = [c for c in range(_HAN_FIRST, _HAN_LAST + 1) if c not in kept]
+    ranges: list[list[int]] = []
+    for c in beyond:
+        if ranges and ranges[-1][1] == c - 1:
+            ranges[-1][1] = c
+        else:
+            ranges.append([c, c])
+    return _class_of_ranges(ranges)
 
 
 @functools.cache
@@ -248,11 +301,11 @@ def _tables() -> _Tables:
     tables = json.loads(path.read_text("utf-8"))
     return _Tables(
         common_words=frozenset(word.encode() for word in tables["common_words"]),
-        han_frequent=re.compile("[" + tables["han_one_token"] + "]+"),
-        han_rare=re.compile("[" + tables["han_three_tokens"] + "]+"),
-        han_everyday=re.compile("[" + tables["han_everyday"] + "]+"),
+        han_frequent_or_not_han=re.compile("[" + tables["han_one_token"] + _NOT_HAN + "]+"),
+        han_rare=_sparse_runs(tables["han_three_tokens"]),
+        han_beyond_everyday=_beyond(tables["han_everyday"]),
         costs_two=_class_of_ranges(tables["costs_two"]),
-        costs_three=_class_of_ranges(tables["costs_three"]),
+        costs_two_or_three=_class_of_ranges(tables["costs_two"] + tables["costs_three"]),
     )
 
 
@@ -262,9 +315,9 @@ def _next_byte(mask: int, flag: int, as_flag: int) -> int:
     return mask << (8 + as_flag.bit_length() - flag.bit_length())
 
 
-def _runs(mask: int) -> int:
-    """Runs of set flags: set flags minus those whose previous byte is set too."""
-    return mask.bit_count() - (mask & (mask << 8)).bit_count()
+def _pairs(mask: int) -> int:
+    """Set flags whose previous byte is set too: runs are the set flags minus these."""
+    return (mask & (mask << 8)).bit_count()
 
 
 def text_features(text: str) -> tuple[int, ...]:
@@ -318,33 +371,45 @@ def _piece_features(text: str) -> tuple[int, ...]:
     punctuation_pairs = punctuation & previous
     # "----" is one token, "+-+" three: tell a repeated character from a new one.
     changes = _punctuation_changes(data, punctuation_pairs) if punctuation_pairs else 0
+    # Each count once (``bit_count`` is a loop over the integer's digits); classes only
+    # counted are counted on one translation, in one byte value each, without the
+    # characters of no such class (most of them), so each count is short.
+    kinds = data.translate(_KIND_TABLE, _NO_KIND)
+    digit_count = kinds.count(_KIND_DIGIT)
+    quotes = kinds.count(_KIND_QUOTE)
+    controls = kinds.count(_KIND_CONTROL)
+    punctuation_count = kinds.count(_KIND_PUNCTUATION) + quotes + controls
+    pair_count = punctuation_pairs.bit_count()
+    newline_count = kinds.count(_KIND_NEWLINE)
+    rare_upper = kinds.count(_KIND_RARE_UPPER)
+    double_space_count = double_spaces.bit_count()
     ascii_part = (
         len(words) - len(other_words),
         len(other_words),
         other_letters,
         capped_letters,
-        uppercase.bit_count(),
-        len(data.translate(None, _NOT_RARE_LETTERS)) - rare_in_long,
+        kinds.count(_KIND_UPPER) + rare_upper,
+        kinds.count(_KIND_RARE_LETTER) + rare_upper - rare_in_long,
         (consonant_pairs & (consonant_pairs << 8)).bit_count() - triples_in_long,
         (_next_byte(flags & _repeated(_LOWER), _LOWER, _UPPER) & uppercase).bit_count(),
-        digits.bit_count(),
-        digits.bit_count() - (digits & previous).bit_count(),
+        digit_count,
+        digit_count - (digits & previous).bit_count(),
         (_next_byte(spaces, _SPACE, _DIGIT) & digits).bit_count(),
-        punctuation.bit_count(),
-        punctuation.bit_count() - punctuation_pairs.bit_count(),
-        punctuation_pairs.bit_count() - changes,
+        punctuation_count,
+        punctuation_count - pair_count,
+        pair_count - changes,
         changes,
         (_next_byte(spaces, _SPACE, _PUNCTUATION) & punctuation).bit_count(),
-        data.count(b'"') + data.count(b"'"),
+        quotes,
         (_next_byte(punctuation, _PUNCTUATION, _NEWLINE) & newlines).bit_count(),
-        newlines.bit_count(),
-        newlines.bit_count() - (newlines & previous).bit_count(),
-        data.count(b"\t"),
-        len(data.translate(None, _NOT_CONTROLS)),
-        _runs(double_spaces),
-        double_spaces.bit_count(),
-        (_next_byte(spaces, _SPACE, _NEWLINE) & newlines).bit_count(),
-        data.count(b"\r"),
+        newline_count,
+        newline_count - (newlines & previous).bit_count(),
+        kinds.count(_KIND_TAB),
+        controls,
+        double_space_count - (double_spaces & (double_spaces << 8)).bit_count(),
+        double_space_count,
+        data.count(b" \n"),  # a pair that cannot overlap itself: every one is counted
+        kinds.count(_KIND_CARRIAGE_RETURN),
         long_run_letters,
     )
     if ascii_only:
@@ -352,35 +417,47 @@ def _piece_features(text: str) -> tuple[int, ...]:
     non_ascii = full.translate(None, _ASCII).decode("utf-8", "surrogatepass")
     classes = data.translate(_LEAD_CLASS_TABLE, _ASCII)  # one letter per non-ASCII character
     han = classes.count(b"h")
-    frequent = _matched(tables.han_frequent, non_ascii) if han else 0
+    # The frequent ones plus every character outside U+4000-U+9FFF (``han`` counts those inside).
+    frequent = (
+        _matched(tables.han_frequent_or_not_han, non_ascii) - len(non_ascii) + han if han else 0
+    )
     rare = _matched(tables.han_rare, non_ascii) if han else 0
-    cjk_punctuation = full.count(_CJK_PUNCTUATION_PREFIX)
+    kana = classes.count(b"k")  # lead byte E3, which starts every CJK punctuation mark
+    cjk_punctuation = full.count(_CJK_PUNCTUATION_PREFIX) if kana else 0
+    latin_extended = classes.count(b"l")
     greek_cyrillic = classes.count(b"c")
+    other_two_byte = classes.count(b"2")
+    other_three_byte = classes.count(b"3")
     astral = classes.count(b"4")
     leads = int.from_bytes(data.translate(_LEAD_FLAG_TABLE), "little")
+    costs = _matched(tables.costs_two_or_three, non_ascii)
+    costs_two = _matched(tables.costs_two, non_ascii) if costs else 0
     return (
         *ascii_part,
         (_next_byte(spaces, _SPACE, _NON_ASCII) & flags & _repeated(_NON_ASCII)).bit_count(),
         frequent,
         max(0, han - frequent - rare),
         rare,
-        max(0, han - _matched(tables.han_everyday, non_ascii)) if han else 0,
-        _runs(leads & _repeated(_HAN_LEAD)),
-        classes.count(b"k") - cjk_punctuation,
+        _matched(tables.han_beyond_everyday, non_ascii) if han else 0,
+        han - _pairs(leads & _repeated(_HAN_LEAD)),
+        kana - cjk_punctuation,
         classes.count(b"g"),
         cjk_punctuation + classes.count(b"f"),
-        classes.count(b"l"),
+        latin_extended,
         greek_cyrillic,
         _greek_cyrillic_uppercase(full) if greek_cyrillic else 0,
         sum(map(full.count, _BEYOND_RUSSIAN)) if greek_cyrillic else 0,
-        classes.count(b"2"),
-        _runs(leads & _repeated(_TWO_BYTE_LEAD)),
-        classes.count(b"3"),
-        _runs(leads & _repeated(_OTHER_THREE_BYTE_LEAD)),
+        other_two_byte,
+        latin_extended
+        + greek_cyrillic
+        + other_two_byte
+        - _pairs(leads & _repeated(_TWO_BYTE_LEAD)),
+        other_three_byte,
+        other_three_byte - _pairs(leads & _repeated(_OTHER_THREE_BYTE_LEAD)),
         astral,
-        astral - full.count(b"\xf0\x9f"),
-        _matched(tables.costs_two, non_ascii),
-        _matched(tables.costs_three, non_ascii),
+        astral - full.count(b"\xf0\x9f") if astral else 0,
+        costs_two,
+        costs - costs_two,
     )
 
 
@@ -392,14 +469,19 @@ def _matched(pattern: re.Pattern[str], text: str) -> int:
 def _punctuation_changes(data: bytes, punctuation_pairs: int) -> int:
     """Punctuation bytes preceded by a *different* punctuation byte.
 
-    Each punctuation (or control) character gets a 6-bit id; XOR with the ids shifted
-    one byte on is 0 where neighbours are equal, at most 63 where not, so adding 0x3F
-    sets bit 6 exactly for the different ones, with no carry into the next byte.
+    Punctuation (and control) characters are ASCII, so where both neighbours are, the
+    bytes XORed with the bytes shifted one byte on are below 0x80, and 0 exactly where
+    the two are equal; kept to 7 bits everywhere, adding 0x7F sets bit 7 exactly for
+    the different ones, with no carry into the next byte.
     """
-    ids = int.from_bytes(data.translate(_PUNCTUATION_IDS), "little")
-    different = (ids ^ (ids << 8)) + _repeated(0x3F)
-    # Bit 6 of ``different`` lands on the punctuation flag (bit 1).
-    return (different >> 5 & punctuation_pairs).bit_count()
+    codes = int.from_bytes(data, "little")
+    # The mask cut to the data's length: adding all ``_PIECE`` bytes of it would cost
+    # as much as a whole piece, however short the text.
+    different = ((codes ^ (codes << 8)) & _repeated(0x7F)) + (
+        _repeated(0x7F) >> 8 * (_PIECE - len(data))
+    )
+    # Bit 7 of ``different`` lands on the punctuation flag (bit 1).
+    return (different >> 6 & punctuation_pairs).bit_count()
 
 
 def _letters(words: list[bytes]) -> tuple[int, int, list[bytes]]:
@@ -424,12 +506,12 @@ def _long_words(long_words: list[bytes]) -> tuple[int, int, int]:
     alone ("zzzz..." costs what "abab..." does), so those two features leave it out."""
     if not long_words:
         return 0, 0, 0
-    long_runs = sum(
-        max(0, len(run) - _LONG_RUN) for word in long_words for run in _CASE_RUN.findall(word)
-    )
-    rare = sum(len(w.translate(None, _NOT_RARE_LETTERS)) for w in long_words)
-    triples = sum(len(_TRIPLE.findall(w.translate(_CONSONANT_MARKS))) for w in long_words)
-    return long_runs, rare, triples
+    # Joined by a space (no letter, no consonant), no run spans two words: one pass each.
+    joined = b" ".join(long_words)
+    long_runs = _LONG_CASE_RUN.findall(joined)
+    rare = len(joined.translate(None, _NOT_RARE_LETTERS))
+    triples = len(_TRIPLE.findall(joined.translate(_CONSONANT_MARKS)))
+    return sum(map(len, long_runs)) - _LONG_RUN * len(long_runs), rare, triples
 
 
 def _greek_cyrillic_uppercase(full: bytes) -> int:
@@ -444,7 +526,8 @@ _CAPPED: Final = bytes(min(n, _CAP) for n in range(256))
 _LONG_WORD: Final = 16
 _LONG_RUN: Final = 12
 _IS_LONG: Final = bytes(int(n > _LONG_WORD) for n in range(256))
-_CASE_RUN: Final = re.compile(rb"[a-z]+|[A-Z]+")
+# Runs of one case longer than ``_LONG_RUN`` (a shorter run adds nothing).
+_LONG_CASE_RUN: Final = re.compile(rb"[a-z]{%d,}|[A-Z]{%d,}" % (_LONG_RUN + 1, _LONG_RUN + 1))
 _CONSONANT_MARKS: Final = bytes(0x31 if b in _CONSONANTS else 0x30 for b in range(256))
 _TRIPLE: Final = re.compile(rb"(?=111)")
 _NOTHING_BEYOND_ASCII: Final = (0,) * (
