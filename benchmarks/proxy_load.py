@@ -131,6 +131,16 @@ class Timing:
     errors: list[str]
 
 
+def streamed_text(raw: bytes) -> str:
+    """The assistant text of a streamed Chat Completions answer (its content deltas)."""
+    parts = []
+    for line in raw.decode().splitlines():
+        if line.startswith("data: {"):
+            for choice in json.loads(line[6:]).get("choices", []):
+                parts.append(choice.get("delta", {}).get("content") or "")
+    return "".join(parts)
+
+
 async def run_session(
     client: httpx.AsyncClient,
     url: str,
@@ -160,7 +170,9 @@ async def run_session(
                 async for chunk in response.aiter_raw():
                     first = first or time.perf_counter()
                     text.append(chunk)
-                reply = "streamed reply"
+                # The next call re-sends what was streamed, as an agent does; anything
+                # else would look to the proxy like a rewritten history on every call.
+                reply = streamed_text(b"".join(text))
             timing.ttfb.append((first or time.perf_counter()) - started)
         else:
             response = await client.post(url + "/v1/chat/completions", content=raw, headers=headers)
