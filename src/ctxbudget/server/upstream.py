@@ -70,6 +70,12 @@ def response_headers(headers: httpx.Headers) -> dict[str, str]:
     return {name: value for name, value in headers.items() if name.lower() not in _NOT_RETURNED}
 
 
+# Servers built on uvicorn or gunicorn (local gateways, vLLM, LiteLLM) drop idle
+# connections after 5 s, httpx's own default expiry: a call that picks a connection just as
+# the server drops it fails, and a POST is not retried. Giving connections up first avoids it.
+_KEEPALIVE_SECONDS: Final = 4.0
+
+
 def upstream_transport() -> httpx.AsyncHTTPTransport:
     """The connection pool every proxied call goes out through (keep-alive, shared).
 
@@ -80,7 +86,11 @@ def upstream_transport() -> httpx.AsyncHTTPTransport:
     auth, redirect and cookie steps cost about a third of a millisecond per call.
     """
     return httpx.AsyncHTTPTransport(
-        limits=httpx.Limits(max_connections=1000, max_keepalive_connections=200),
+        limits=httpx.Limits(
+            max_connections=1000,
+            max_keepalive_connections=200,
+            keepalive_expiry=_KEEPALIVE_SECONDS,
+        ),
         trust_env=False,  # the upstream URL is the one configured, never a proxy from the env
         retries=0,
     )
