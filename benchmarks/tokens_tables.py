@@ -123,6 +123,15 @@ def costly_characters(counters: list[Any]) -> tuple[list[list[int]], list[list[i
     return _ranges(two), _ranges(three)
 
 
+def emoji_plane_costs_three(counters: list[Any]) -> list[list[int]]:
+    """Code points of the emoji plane (U+1F000-U+1FFFF) that some vocabulary encodes,
+    alone, in three or more tokens: all of it but the emoji vocabularies merge, which
+    ``astral_beyond_emoji`` (everything outside that plane) does not price."""
+    return _ranges(
+        [cp for cp in range(0x1F000, 0x20000) if max(c.count(chr(cp)) for c in counters) >= 3]
+    )
+
+
 def _o200k_count() -> Any:
     import bpe_openai
 
@@ -154,6 +163,7 @@ def main() -> None:
         "han_everyday": everyday,
         "costs_two": costs_two,
         "costs_three": costs_three,
+        "emoji_plane_costs_three": emoji_plane_costs_three(all_four),
     }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(tables, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")

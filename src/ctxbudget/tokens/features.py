@@ -92,6 +92,12 @@ FEATURE_NAMES: Final = (
     "astral_beyond_emoji",
     "costs_two",
     "costs_three",
+    "punctuation_before_non_ascii",
+    "emoji_plane_costs_three",
+    "letter_after_non_ascii",
+    "unicode_spaces",
+    "whitespace_changes",
+    "uncommon_camel_parts",
 )
 """Feature order, shared by ``text_features`` and every profile.
 
@@ -126,6 +132,21 @@ spends 2 / 3 or more tokens on when alone (``data/feature_tables.json``). Script
 say how a character usually merges with its neighbours; these say what it costs when
 nothing merges (random text in any script, combining marks piled up, private-use or
 unassigned code points), which is what keeps a conservative count from being fooled.
+``punctuation_before_non_ascii``: ASCII punctuation (or a control character) followed by
+a non-ASCII character, which it cannot merge with as it merges with an ASCII word
+(".bar", "_id" are tokens; "_å", ")¬" are two). ``emoji_plane_costs_three``: characters
+of U+1F000-U+1FFFF that some vocabulary spends 3 or more tokens on alone
+(``data/feature_tables.json``): unassigned ones and most symbols, where ``astral`` is
+priced for the emoji that merge. ``letter_after_non_ascii``: an ASCII letter run that
+starts right after a non-ASCII character ("¤L", "èN"), a piece the ASCII word table
+does not price. ``unicode_spaces``: white space beyond ASCII (no-break, ideographic,
+typographic spaces), a token each where it does not merge with the next word.
+``whitespace_changes``: an ASCII white-space character (space, tab, newline, CR, VT, FF)
+right after a *different* one ("\n ", "\t\r"), where a run of white space breaks
+into another token. ``uncommon_camel_parts``: the parts of mixed-case words outside the
+table ("validFlags" has none: "valid" and "flags" are common; "RzWZRz" three), so that
+``case_switches`` can price the switches of identifiers made of words (a token each)
+apart from those of encoded text and random letters (a few tokens each).
 """
 
 _ASCII_PUNCTUATION: Final = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
@@ -234,6 +255,7 @@ class _Tables:
     han_everyday: re.Pattern[str]
     costs_two: re.Pattern[str]
     costs_three: re.Pattern[str]
+    emoji_plane_costs_three: re.Pattern[str]
 
 
 def _class_of_ranges(ranges: list[list[int]]) -> re.Pattern[str]:
@@ -253,6 +275,7 @@ def _tables() -> _Tables:
         han_everyday=re.compile("[" + tables["han_everyday"] + "]+"),
         costs_two=_class_of_ranges(tables["costs_two"]),
         costs_three=_class_of_ranges(tables["costs_three"]),
+        emoji_plane_costs_three=_class_of_ranges(tables["emoji_plane_costs_three"]),
     )
 
 
@@ -304,6 +327,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
     words = data.translate(_WORD_SPLIT).split()
     other_words = list(filterfalse(tables.common_words.__contains__, words))
     other_letters, capped_letters, long_words = _letters(other_words)
+    uncommon_parts = _uncommon_camel_parts(other_words, tables.common_words)
     long_run_letters, rare_in_long, triples_in_long = _long_words(long_words)
     # Every flag one byte on: ``x & previous`` marks class bytes preceded by the class.
     previous = flags << 8
@@ -347,8 +371,9 @@ def _piece_features(text: str) -> tuple[int, ...]:
         data.count(b"\r"),
         long_run_letters,
     )
+    changes_of_whitespace = _whitespace_changes(data, newlines)
     if ascii_only:
-        return (*ascii_part, *_NOTHING_BEYOND_ASCII)
+        return (*ascii_part, *_NOTHING_BEYOND_ASCII, changes_of_whitespace, uncommon_parts)
     non_ascii = full.translate(None, _ASCII).decode("utf-8", "surrogatepass")
     classes = data.translate(_LEAD_CLASS_TABLE, _ASCII)  # one letter per non-ASCII character
     han = classes.count(b"h")
@@ -381,7 +406,54 @@ def _piece_features(text: str) -> tuple[int, ...]:
         astral - full.count(b"\xf0\x9f"),
         _matched(tables.costs_two, non_ascii),
         _matched(tables.costs_three, non_ascii),
+        _punctuation_before_non_ascii(flags),
+        _matched(tables.emoji_plane_costs_three, non_ascii) if astral else 0,
+        _letter_after_non_ascii(flags),
+        len(_UNICODE_SPACES.findall(non_ascii)),
+        changes_of_whitespace,
+        uncommon_parts,
     )
+
+
+def _punctuation_before_non_ascii(flags: int) -> int:
+    """Punctuation bytes whose next byte is non-ASCII: the non-ASCII flag (bit 7) moved
+    one byte back and onto the punctuation flag (bit 1)."""
+    return (flags >> (8 + 6) & flags & _repeated(_PUNCTUATION)).bit_count()
+
+
+def _letter_after_non_ascii(flags: int) -> int:
+    """ASCII letters whose previous byte is non-ASCII: the non-ASCII flag (bit 7) moved
+    one byte on and onto the lower-case (bit 4) and upper-case (bit 5) flags."""
+    non_ascii = flags & _repeated(_NON_ASCII)
+    return ((non_ascii << 5 | non_ascii << 6) & flags & _repeated(_LOWER | _UPPER)).bit_count()
+
+
+def _uncommon_camel_parts(other_words: list[bytes], common: frozenset[bytes]) -> int:
+    """Parts of the mixed-case words among ``other_words`` (a capital and the lower-case
+    letters after it, or a run of capitals) that are not common words, lower-cased."""
+    mixed = [w for w in other_words if not (w.islower() or w.isupper() or w.istitle())]
+    if not mixed:
+        return 0
+    parts = _CAMEL_PART.findall(b" ".join(mixed))
+    return sum(1 for part in map(bytes.lower, parts) if part not in common)
+
+
+def _whitespace_changes(data: bytes, newlines: int) -> int:
+    """ASCII white-space bytes preceded by a different white-space byte other than a
+    newline (so that no feature spans a newline): like ``_punctuation_changes``, with
+    3-bit ids (1-6): adding 7 to an id, or to the XOR of two, carries into bit 3 exactly
+    when it is not 0, never into the next byte."""
+    ids = int.from_bytes(data.translate(_WHITESPACE_IDS), "little")
+    sevens = _repeated(0x07)
+    white = (ids + sevens) >> 3 & _repeated(1)
+    different = (ids ^ (ids << 8)) + sevens >> 3
+    before = white & ~(newlines >> 6)  # the newline flag is bit 6
+    return (different & white & (before << 8)).bit_count()
+
+
+_CAMEL_PART: Final = re.compile(rb"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_WHITESPACE_IDS: Final = bytes(b" \t\n\r\x0b\x0c".find(b) + 1 for b in range(256))
+_UNICODE_SPACES: Final = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 
 
 def _matched(pattern: re.Pattern[str], text: str) -> int:
@@ -447,6 +519,7 @@ _IS_LONG: Final = bytes(int(n > _LONG_WORD) for n in range(256))
 _CASE_RUN: Final = re.compile(rb"[a-z]+|[A-Z]+")
 _CONSONANT_MARKS: Final = bytes(0x31 if b in _CONSONANTS else 0x30 for b in range(256))
 _TRIPLE: Final = re.compile(rb"(?=111)")
+# Every feature after ``long_run_letters`` is 0 in ASCII text but the last two.
 _NOTHING_BEYOND_ASCII: Final = (0,) * (
-    len(FEATURE_NAMES) - FEATURE_NAMES.index("long_run_letters") - 1
+    len(FEATURE_NAMES) - FEATURE_NAMES.index("long_run_letters") - 3
 )
