@@ -141,7 +141,8 @@ def probes() -> list[tuple[str, list[str]]]:
         ("common_words", [" ab" * 10_000, " the" * 10_000]),
         ("newline_runs", ["\n\u00a0" * 20_000]),
         ("other_two_byte", [_words(rng, 0x621, 0x64A, 20_000), _words(rng, 0x5D0, 0x5EA, 20_000)]),
-        ("other_three_byte", ["\u200b" * 1000, "\u2060" * 1000]),
+        ("other_three_byte", ["\u2500" * 1000, "\u2550" * 1000, "\u2014" * 1000]),
+        ("other_three_byte_unmergeable", ["\u200b" * 1000, "\u2060" * 1000, "\u251c" * 1000]),
         (
             "other_three_byte_runs",
             [
@@ -197,6 +198,7 @@ RARE_FEATURES = frozenset(
         "letter_after_non_ascii",
         "unicode_spaces",
         "whitespace_changes",
+        "other_three_byte_unmergeable",
     )
 )
 COUNT_CACHE = os.environ.get("TOKENS_FIT_CACHE", "")

@@ -98,6 +98,7 @@ FEATURE_NAMES: Final = (
     "unicode_spaces",
     "whitespace_changes",
     "uncommon_camel_parts",
+    "other_three_byte_unmergeable",
 )
 """Feature order, shared by ``text_features`` and every profile.
 
@@ -146,7 +147,10 @@ right after a *different* one ("\n ", "\t\r"), where a run of white space breaks
 into another token. ``uncommon_camel_parts``: the parts of mixed-case words outside the
 table ("validFlags" has none: "valid" and "flags" are common; "RzWZRz" three), so that
 ``case_switches`` can price the switches of identifiers made of words (a token each)
-apart from those of encoded text and random letters (a few tokens each).
+apart from those of encoded text and random letters (a few tokens each). ``other_three_byte_unmergeable``: the ``other_three_byte``
+characters but the few every vocabulary merges when repeated (dashes, "─", "═", "█",
+``repeat_mergeable`` in ``data/feature_tables.json``): a long rule costs a few tokens,
+a run of zero-width spaces a token each.
 """
 
 _ASCII_PUNCTUATION: Final = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
@@ -256,6 +260,7 @@ class _Tables:
     costs_two: re.Pattern[str]
     costs_three: re.Pattern[str]
     emoji_plane_costs_three: re.Pattern[str]
+    repeat_mergeable: re.Pattern[str]
 
 
 def _class_of_ranges(ranges: list[list[int]]) -> re.Pattern[str]:
@@ -276,6 +281,7 @@ def _tables() -> _Tables:
         costs_two=_class_of_ranges(tables["costs_two"]),
         costs_three=_class_of_ranges(tables["costs_three"]),
         emoji_plane_costs_three=_class_of_ranges(tables["emoji_plane_costs_three"]),
+        repeat_mergeable=_class_of_ranges(tables["repeat_mergeable"]),
     )
 
 
@@ -373,7 +379,13 @@ def _piece_features(text: str) -> tuple[int, ...]:
     )
     changes_of_whitespace = _whitespace_changes(data, newlines)
     if ascii_only:
-        return (*ascii_part, *_NOTHING_BEYOND_ASCII, changes_of_whitespace, uncommon_parts)
+        return (
+            *ascii_part,
+            *_NOTHING_BEYOND_ASCII,
+            changes_of_whitespace,
+            uncommon_parts,
+            0,
+        )
     non_ascii = full.translate(None, _ASCII).decode("utf-8", "surrogatepass")
     classes = data.translate(_LEAD_CLASS_TABLE, _ASCII)  # one letter per non-ASCII character
     han = classes.count(b"h")
@@ -412,6 +424,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
         len(_UNICODE_SPACES.findall(non_ascii)),
         changes_of_whitespace,
         uncommon_parts,
+        _unmergeable(classes.count(b"3"), tables.repeat_mergeable, non_ascii),
     )
 
 
@@ -454,6 +467,11 @@ def _whitespace_changes(data: bytes, newlines: int) -> int:
 _CAMEL_PART: Final = re.compile(rb"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _WHITESPACE_IDS: Final = bytes(b" \t\n\r\x0b\x0c".find(b) + 1 for b in range(256))
 _UNICODE_SPACES: Final = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+
+
+def _unmergeable(three_byte: int, mergeable: re.Pattern[str], non_ascii: str) -> int:
+    """Of the ``three_byte`` characters of ``non_ascii``, those ``mergeable`` does not match."""
+    return three_byte - _matched(mergeable, non_ascii) if three_byte else 0
 
 
 def _matched(pattern: re.Pattern[str], text: str) -> int:
@@ -519,7 +537,7 @@ _IS_LONG: Final = bytes(int(n > _LONG_WORD) for n in range(256))
 _CASE_RUN: Final = re.compile(rb"[a-z]+|[A-Z]+")
 _CONSONANT_MARKS: Final = bytes(0x31 if b in _CONSONANTS else 0x30 for b in range(256))
 _TRIPLE: Final = re.compile(rb"(?=111)")
-# Every feature after ``long_run_letters`` is 0 in ASCII text but the last two.
+# The features between ``long_run_letters`` and ``whitespace_changes`` are 0 in ASCII text.
 _NOTHING_BEYOND_ASCII: Final = (0,) * (
-    len(FEATURE_NAMES) - FEATURE_NAMES.index("long_run_letters") - 3
+    FEATURE_NAMES.index("whitespace_changes") - FEATURE_NAMES.index("long_run_letters") - 1
 )
