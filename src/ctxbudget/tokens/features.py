@@ -99,6 +99,7 @@ FEATURE_NAMES: Final = (
     "whitespace_changes",
     "uncommon_camel_parts",
     "other_three_byte_unmergeable",
+    "unquoted_punctuation_changes",
 )
 """Feature order, shared by ``text_features`` and every profile.
 
@@ -150,7 +151,9 @@ table ("validFlags" has none: "valid" and "flags" are common; "RzWZRz" three), s
 apart from those of encoded text and random letters (a few tokens each). ``other_three_byte_unmergeable``: the ``other_three_byte``
 characters but the few every vocabulary merges when repeated (dashes, "─", "═", "█",
 ``repeat_mergeable`` in ``data/feature_tables.json``): a long rule costs a few tokens,
-a run of zero-width spaces a token each.
+a run of zero-width spaces a token each. ``unquoted_punctuation_changes``: the
+``punctuation_changes`` with no quote on either side: JSON's ``{"``, ``":"``, ``"}``
+are a token each, so a change next to a quote costs less than ``)+`` or ``-->``.
 """
 
 _ASCII_PUNCTUATION: Final = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
@@ -348,6 +351,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
     punctuation_pairs = punctuation & previous
     # "----" is one token, "+-+" three: tell a repeated character from a new one.
     changes = _punctuation_changes(data, punctuation_pairs) if punctuation_pairs else 0
+    unquoted = _unquoted_changes(data, punctuation_pairs) if changes else 0
     ascii_part = (
         len(words) - len(other_words),
         len(other_words),
@@ -385,6 +389,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
             changes_of_whitespace,
             uncommon_parts,
             0,
+            unquoted,
         )
     non_ascii = full.translate(None, _ASCII).decode("utf-8", "surrogatepass")
     classes = data.translate(_LEAD_CLASS_TABLE, _ASCII)  # one letter per non-ASCII character
@@ -425,6 +430,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
         changes_of_whitespace,
         uncommon_parts,
         _unmergeable(classes.count(b"3"), tables.repeat_mergeable, non_ascii),
+        unquoted,
     )
 
 
@@ -464,6 +470,7 @@ def _whitespace_changes(data: bytes, newlines: int) -> int:
     return (different & white & (before << 8)).bit_count()
 
 
+_QUOTE_FLAGS: Final = bytes(_PUNCTUATION if b in b"\"'" else 0 for b in range(256))
 _CAMEL_PART: Final = re.compile(rb"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _WHITESPACE_IDS: Final = bytes(b" \t\n\r\x0b\x0c".find(b) + 1 for b in range(256))
 _UNICODE_SPACES: Final = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
@@ -490,6 +497,12 @@ def _punctuation_changes(data: bytes, punctuation_pairs: int) -> int:
     different = (ids ^ (ids << 8)) + _repeated(0x3F)
     # Bit 6 of ``different`` lands on the punctuation flag (bit 1).
     return (different >> 5 & punctuation_pairs).bit_count()
+
+
+def _unquoted_changes(data: bytes, punctuation_pairs: int) -> int:
+    """``_punctuation_changes`` of the pairs in which neither byte is a quote."""
+    quotes = int.from_bytes(data.translate(_QUOTE_FLAGS), "little")  # on the punctuation bit
+    return _punctuation_changes(data, punctuation_pairs & ~(quotes | quotes << 8))
 
 
 def _letters(words: list[bytes]) -> tuple[int, int, list[bytes]]:
