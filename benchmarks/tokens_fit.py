@@ -104,9 +104,13 @@ def probes() -> list[tuple[str, list[str]]]:
         ("tabs", ["\t" * 100_000]),
         ("carriage_returns", ["\r" * 100_000, "\t\r" * 20_000, "\r\n" * 20_000, " \r\n" * 20_000]),
         ("controls", ["".join(rng.choices(CONTROLS, k=20_000))]),
-        ("whitespace_changes", ["".join(rng.choices(" \t\n\r\x0b\x0c", k=20_000))]),
+        (
+            "whitespace_changes",
+            ["".join(rng.choices(" \t\n\r\x0b\x0c", k=20_000)), "\t " * 10_000, "\x0c " * 10_000],
+        ),
         ("digits", ["".join(rng.choices(string.digits, k=20_000))]),
         ("punctuation_repeats", [c * 2000 for c in "<>"]),
+        ("quote_repeats", [c * 2000 for c in "\"'"]),
         ("punctuation_changes", ["".join(rng.choices(string.punctuation, k=20_000))]),
         (
             "long_run_letters",
@@ -116,6 +120,7 @@ def probes() -> list[tuple[str, list[str]]]:
                 *("".join(rng.choices(a, k=20_000)) for a in (lower, upper)),
             ],
         ),
+        ("mixed_case_long_word_letters", ["".join(rng.choices(lower + upper, k=20_000))]),
         ("latin_extended", ["\u00ad" * 1000, "\u0301" * 1000]),
         (
             "punctuation_before_non_ascii",
@@ -132,9 +137,10 @@ def probes() -> list[tuple[str, list[str]]]:
             "letter_after_non_ascii",
             [
                 "".join(
-                    chr(rng.randrange(0xA1, 0x250)) + rng.choice(string.ascii_letters)
+                    chr(rng.randrange(first, last)) + rng.choice(string.ascii_letters)
                     for _ in range(5000)
                 )
+                for first, last in ((0xA1, 0x250), (0xA1, 0xC0))
             ],
         ),
         ("unicode_spaces", ["".join(rng.choices("\xa0\u3000\u2002\u2003\u2009\u202f", k=5000))]),
@@ -199,6 +205,8 @@ RARE_FEATURES = frozenset(
         "unicode_spaces",
         "whitespace_changes",
         "other_three_byte_unmergeable",
+        "mixed_case_long_word_letters",
+        "quote_repeats",
     )
 )
 COUNT_CACHE = os.environ.get("TOKENS_FIT_CACHE", "")

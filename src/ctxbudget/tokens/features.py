@@ -100,6 +100,8 @@ FEATURE_NAMES: Final = (
     "uncommon_camel_parts",
     "other_three_byte_unmergeable",
     "unquoted_punctuation_changes",
+    "mixed_case_long_word_letters",
+    "quote_repeats",
 )
 """Feature order, shared by ``text_features`` and every profile.
 
@@ -154,6 +156,10 @@ characters but the few every vocabulary merges when repeated (dashes, "â”€", "â•
 a run of zero-width spaces a token each. ``unquoted_punctuation_changes``: the
 ``punctuation_changes`` with no quote on either side: JSON's ``{"``, ``":"``, ``"}``
 are a token each, so a change next to a quote costs less than ``)+`` or ``-->``.
+``mixed_case_long_word_letters``: the letters beyond the ``_LONG_WORD``-th of mixed-case
+words longer than that (random letters, encoded data), which ``long_run_letters`` (runs
+of one case) does not see and no vocabulary merges far. ``quote_repeats``: a quote
+after a quote, which some vocabularies do not merge as they merge "----".
 """
 
 _ASCII_PUNCTUATION: Final = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
@@ -390,6 +396,8 @@ def _piece_features(text: str) -> tuple[int, ...]:
             uncommon_parts,
             0,
             unquoted,
+            _mixed_case_long_word_letters(long_words),
+            _quote_repeats(data),
         )
     non_ascii = full.translate(None, _ASCII).decode("utf-8", "surrogatepass")
     classes = data.translate(_LEAD_CLASS_TABLE, _ASCII)  # one letter per non-ASCII character
@@ -431,6 +439,8 @@ def _piece_features(text: str) -> tuple[int, ...]:
         uncommon_parts,
         _unmergeable(classes.count(b"3"), tables.repeat_mergeable, non_ascii),
         unquoted,
+        _mixed_case_long_word_letters(long_words),
+        _quote_repeats(data),
     )
 
 
@@ -505,6 +515,14 @@ def _unquoted_changes(data: bytes, punctuation_pairs: int) -> int:
     return _punctuation_changes(data, punctuation_pairs & ~(quotes | quotes << 8))
 
 
+def _quote_repeats(data: bytes) -> int:
+    """Quotes right after a quote (the same or the other kind)."""
+    if b'""' not in data and b"''" not in data and b"'\"" not in data and b"\"'" not in data:
+        return 0
+    quotes = int.from_bytes(data.translate(_QUOTE_FLAGS), "little")
+    return (quotes & quotes << 8).bit_count()
+
+
 def _letters(words: list[bytes]) -> tuple[int, int, list[bytes]]:
     """Letters in ``words``, the same with each word counted as at most ``_CAP``, and
     the words longer than ``_LONG_WORD`` letters."""
@@ -533,6 +551,13 @@ def _long_words(long_words: list[bytes]) -> tuple[int, int, int]:
     rare = sum(len(w.translate(None, _NOT_RARE_LETTERS)) for w in long_words)
     triples = sum(len(_TRIPLE.findall(w.translate(_CONSONANT_MARKS))) for w in long_words)
     return long_runs, rare, triples
+
+
+def _mixed_case_long_word_letters(long_words: list[bytes]) -> int:
+    """Letters beyond the ``_LONG_WORD``-th of the mixed-case words of ``long_words``."""
+    return sum(
+        len(w) - _LONG_WORD for w in long_words if not (w.islower() or w.isupper() or w.istitle())
+    )
 
 
 def _greek_cyrillic_uppercase(full: bytes) -> int:
