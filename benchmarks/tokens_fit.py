@@ -96,7 +96,13 @@ def probes() -> list[tuple[str, list[str]]]:
         ),
         ("astral_beyond_emoji", [_soup(rng, [[0x10000, 0x1EFFF], [0x20000, 0x10FFFF]], 3000)]),
         ("astral", [_soup(rng, [[0x1F300, 0x1F64F], [0x1F900, 0x1F9FF]], 3000)]),
-        ("emoji_plane_costs_three", [_soup(rng, tables["emoji_plane_costs_three"], 3000)]),
+        (
+            "emoji_plane_costs_three",
+            [
+                _soup(rng, tables["emoji_plane_costs_three"], 3000),
+                _soup(rng, [[0x1FC00, 0x1FFFD]], 3000),  # unassigned
+            ],
+        ),
         ("space_before_non_ascii", [" " + " ".join(_soup(rng, tables["costs_three"], 3000))]),
         ("spaces_in_runs", [" " * 100_000]),
         ("spaces_before_line_end", [": \n" * 10_000, "a \n" * 10_000]),
