@@ -67,6 +67,7 @@ def test_english_words_digits_and_punctuation() -> None:
         "newline_runs": 1,
         "space_runs": 1,
         "spaces_in_runs": 1,  # the second space of "The  value"
+        "unindented_lines": 1,
     }
 
 
@@ -80,6 +81,7 @@ def test_identifiers_and_unusual_letter_runs() -> None:
         "rare_letters": 4,  # V x q z
         "consonant_triples": 5,  # xqz qzt, str ngt gth
         "case_switches": 1,  # tV
+        "unindented_lines": 1,
     }
 
 
@@ -488,6 +490,7 @@ def reference_ascii_features(text: str) -> dict[str, int]:
             for x, y in pairwise(text)
         ),
         "quote_repeats": sum(x in QUOTES and y in QUOTES for x, y in pairwise(text)),
+        "unindented_lines": sum(x == "\n" and y not in WHITE for x, y in pairwise("\n" + text)),
     }
 
 

@@ -102,6 +102,7 @@ FEATURE_NAMES: Final = (
     "unquoted_punctuation_changes",
     "mixed_case_long_word_letters",
     "quote_repeats",
+    "unindented_lines",
 )
 """Feature order, shared by ``text_features`` and every profile.
 
@@ -160,6 +161,8 @@ are a token each, so a change next to a quote costs less than ``)+`` or ``-->``.
 words longer than that (random letters, encoded data), which ``long_run_letters`` (runs
 of one case) does not see and no vocabulary merges far. ``quote_repeats``: a quote
 after a quote, which some vocabularies do not merge as they merge "----".
+``unindented_lines``: lines (the first one too) that start with neither white space nor
+their end: their newline is a token of its own, where indentation would merge with it.
 """
 
 _ASCII_PUNCTUATION: Final = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
@@ -398,6 +401,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
             unquoted,
             _mixed_case_long_word_letters(long_words),
             _quote_repeats(data),
+            _unindented_lines(data, newlines),
         )
     non_ascii = full.translate(None, _ASCII).decode("utf-8", "surrogatepass")
     classes = data.translate(_LEAD_CLASS_TABLE, _ASCII)  # one letter per non-ASCII character
@@ -441,6 +445,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
         unquoted,
         _mixed_case_long_word_letters(long_words),
         _quote_repeats(data),
+        _unindented_lines(data, newlines),
     )
 
 
@@ -480,6 +485,7 @@ def _whitespace_changes(data: bytes, newlines: int) -> int:
     return (different & white & (before << 8)).bit_count()
 
 
+_TEXT_FLAGS: Final = bytes(0 if b in b" \t\n\r\x0b\x0c" else _NEWLINE for b in range(256))
 _QUOTE_FLAGS: Final = bytes(_PUNCTUATION if b in b"\"'" else 0 for b in range(256))
 _CAMEL_PART: Final = re.compile(rb"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _WHITESPACE_IDS: Final = bytes(b" \t\n\r\x0b\x0c".find(b) + 1 for b in range(256))
@@ -521,6 +527,14 @@ def _quote_repeats(data: bytes) -> int:
         return 0
     quotes = int.from_bytes(data.translate(_QUOTE_FLAGS), "little")
     return (quotes & quotes << 8).bit_count()
+
+
+def _unindented_lines(data: bytes, newlines: int) -> int:
+    """Bytes other than white space at the start of the text or after a newline:
+    ``_TEXT_FLAGS`` sets the newline flag (bit 6) on every such byte. Counting the start
+    of the text keeps the feature additive over pieces cut after a newline."""
+    after_newline = newlines << 8 | _NEWLINE
+    return (int.from_bytes(data.translate(_TEXT_FLAGS), "little") & after_newline).bit_count()
 
 
 def _letters(words: list[bytes]) -> tuple[int, int, list[bytes]]:
