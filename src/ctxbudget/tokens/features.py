@@ -151,8 +151,8 @@ right after a *different* one ("\n ", "\t\r"), where a run of white space breaks
 into another token. ``uncommon_camel_parts``: the parts of mixed-case words outside the
 table ("validFlags" has none: "valid" and "flags" are common; "RzWZRz" three), so that
 ``case_switches`` can price the switches of identifiers made of words (a token each)
-apart from those of encoded text and random letters (a few tokens each). ``other_three_byte_unmergeable``: the ``other_three_byte``
-characters but the few every vocabulary merges when repeated (dashes, "─", "═", "█",
+apart from those of encoded text and random letters (a few tokens each).
+``other_three_byte_unmergeable``: the ``other_three_byte`` characters but the few every vocabulary merges when repeated (dashes, "─", "═", "█",
 ``repeat_mergeable`` in ``data/feature_tables.json``): a long rule costs a few tokens,
 a run of zero-width spaces a token each. ``unquoted_punctuation_changes``: the
 ``punctuation_changes`` with no quote on either side: JSON's ``{"``, ``":"``, ``"}``
@@ -360,7 +360,8 @@ def _piece_features(text: str) -> tuple[int, ...]:
     punctuation_pairs = punctuation & previous
     # "----" is one token, "+-+" three: tell a repeated character from a new one.
     changes = _punctuation_changes(data, punctuation_pairs) if punctuation_pairs else 0
-    unquoted = _unquoted_changes(data, punctuation_pairs) if changes else 0
+    quote_count = data.count(b'"') + data.count(b"'")
+    unquoted, quote_repeats = _quote_features(data, punctuation_pairs, changes, quote_count)
     ascii_part = (
         len(words) - len(other_words),
         len(other_words),
@@ -378,7 +379,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
         punctuation_pairs.bit_count() - changes,
         changes,
         (_next_byte(spaces, _SPACE, _PUNCTUATION) & punctuation).bit_count(),
-        data.count(b'"') + data.count(b"'"),
+        quote_count,
         (_next_byte(punctuation, _PUNCTUATION, _NEWLINE) & newlines).bit_count(),
         newlines.bit_count(),
         newlines.bit_count() - (newlines & previous).bit_count(),
@@ -390,7 +391,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
         data.count(b"\r"),
         long_run_letters,
     )
-    changes_of_whitespace = _whitespace_changes(data, newlines)
+    changes_of_whitespace = _whitespace_changes(data, newlines, ascii_part[_BEFORE_LINE_END])
     if ascii_only:
         return (
             *ascii_part,
@@ -400,7 +401,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
             0,
             unquoted,
             _mixed_case_long_word_letters(long_words),
-            _quote_repeats(data),
+            quote_repeats,
             _unindented_lines(data, newlines),
         )
     non_ascii = full.translate(None, _ASCII).decode("utf-8", "surrogatepass")
@@ -444,7 +445,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
         _unmergeable(classes.count(b"3"), tables.repeat_mergeable, non_ascii),
         unquoted,
         _mixed_case_long_word_letters(long_words),
-        _quote_repeats(data),
+        quote_repeats,
         _unindented_lines(data, newlines),
     )
 
@@ -465,26 +466,35 @@ def _letter_after_non_ascii(flags: int) -> int:
 def _uncommon_camel_parts(other_words: list[bytes], common: frozenset[bytes]) -> int:
     """Parts of the mixed-case words among ``other_words`` (a capital and the lower-case
     letters after it, or a run of capitals) that are not common words, lower-cased."""
-    mixed = [w for w in other_words if not (w.islower() or w.isupper() or w.istitle())]
+    # Three passes in C rather than one in Python.
+    mixed = list(
+        filterfalse(
+            bytes.istitle, filterfalse(bytes.isupper, filterfalse(bytes.islower, other_words))
+        )
+    )
     if not mixed:
         return 0
     parts = _CAMEL_PART.findall(b" ".join(mixed))
     return sum(1 for part in map(bytes.lower, parts) if part not in common)
 
 
-def _whitespace_changes(data: bytes, newlines: int) -> int:
+def _whitespace_changes(data: bytes, newlines: int, spaces_before_line_end: int) -> int:
     """ASCII white-space bytes preceded by a different white-space byte other than a
     newline (so that no feature spans a newline): like ``_punctuation_changes``, with
     3-bit ids (1-6): adding 7 to an id, or to the XOR of two, carries into bit 3 exactly
-    when it is not 0, never into the next byte."""
+    when it is not 0, never into the next byte. Without tabs, CR, VT and FF the only
+    change is a space before a newline, already counted."""
+    if b"\t" not in data and b"\r" not in data and b"\x0b" not in data and b"\x0c" not in data:
+        return spaces_before_line_end
     ids = int.from_bytes(data.translate(_WHITESPACE_IDS), "little")
-    sevens = _repeated(0x07)
-    white = (ids + sevens) >> 3 & _repeated(1)
+    sevens = int.from_bytes(b"\x07" * (len(data) + 1), "little")  # no longer than needed
+    white = (ids + sevens) >> 3 & sevens
     different = (ids ^ (ids << 8)) + sevens >> 3
     before = white & ~(newlines >> 6)  # the newline flag is bit 6
     return (different & white & (before << 8)).bit_count()
 
 
+_BEFORE_LINE_END: Final = FEATURE_NAMES.index("spaces_before_line_end")
 _TEXT_FLAGS: Final = bytes(0 if b in b" \t\n\r\x0b\x0c" else _NEWLINE for b in range(256))
 _QUOTE_FLAGS: Final = bytes(_PUNCTUATION if b in b"\"'" else 0 for b in range(256))
 _CAMEL_PART: Final = re.compile(rb"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
@@ -515,24 +525,28 @@ def _punctuation_changes(data: bytes, punctuation_pairs: int) -> int:
     return (different >> 5 & punctuation_pairs).bit_count()
 
 
-def _unquoted_changes(data: bytes, punctuation_pairs: int) -> int:
-    """``_punctuation_changes`` of the pairs in which neither byte is a quote."""
+def _quote_features(
+    data: bytes, punctuation_pairs: int, changes: int, quote_count: int
+) -> tuple[int, int]:
+    """``unquoted_punctuation_changes`` and ``quote_repeats``: of the ``changes``, those
+    with no quote on either side, and the quotes right after a quote. A pair with a
+    quote in it is a change unless both are the same quote (``""``, ``''``: the quote
+    repeats but ``"'`` and ``'"``, which cannot overlap, so ``bytes.count`` finds all)."""
+    if not quote_count:
+        return changes, 0
     quotes = int.from_bytes(data.translate(_QUOTE_FLAGS), "little")  # on the punctuation bit
-    return _punctuation_changes(data, punctuation_pairs & ~(quotes | quotes << 8))
-
-
-def _quote_repeats(data: bytes) -> int:
-    """Quotes right after a quote (the same or the other kind)."""
-    if b'""' not in data and b"''" not in data and b"'\"" not in data and b"\"'" not in data:
-        return 0
-    quotes = int.from_bytes(data.translate(_QUOTE_FLAGS), "little")
-    return (quotes & quotes << 8).bit_count()
+    repeats = (quotes & quotes << 8).bit_count()
+    with_quote = (punctuation_pairs & (quotes | quotes << 8)).bit_count()
+    same = repeats - data.count(b"\"'") - data.count(b"'\"")
+    return changes - (with_quote - same), repeats
 
 
 def _unindented_lines(data: bytes, newlines: int) -> int:
     """Bytes other than white space at the start of the text or after a newline:
     ``_TEXT_FLAGS`` sets the newline flag (bit 6) on every such byte. Counting the start
     of the text keeps the feature additive over pieces cut after a newline."""
+    if not newlines:
+        return 1 if data and _TEXT_FLAGS[data[0]] else 0
     after_newline = newlines << 8 | _NEWLINE
     return (int.from_bytes(data.translate(_TEXT_FLAGS), "little") & after_newline).bit_count()
 
