@@ -187,7 +187,7 @@ RNG_SEED = 10
             lambda rng: "".join(chr(rng.randrange(0x1FC00, 0x1FFFE)) for _ in range(500)),
         ),
         ('"\t " * 5000', lambda rng: "\t " * 5000),
-        ('\'"\' * 2000', lambda rng: '"' * 2000),
+        ("'\"' * 2000", lambda rng: '"' * 2000),
         (
             "random mixed-case letters",
             lambda rng: "".join(rng.choices(string.ascii_letters, k=10_000)),
