@@ -149,9 +149,10 @@ typographic spaces), a token each where it does not merge with the next word.
 ``whitespace_changes``: an ASCII white-space character (space, tab, newline, CR, VT, FF)
 right after a *different* one other than a newline (tab then space, space then CR),
 where a run of white space breaks into another token. ``uncommon_camel_parts``: the
-parts of mixed-case words outside the table ("validFlags" has none: "valid" and
-"flags" are common; "RzWZRz" three), so that ``case_switches`` can price the switches of identifiers made of words (a token each)
-apart from those of encoded text and random letters (a few tokens each).
+parts of mixed-case words outside the table ("validFlags" has none: "valid" and "flags"
+are common; "RzWZRz" three), so that ``case_switches`` can price the switches of
+identifiers made of words (a token each) apart from those of encoded text and random
+letters (a few tokens each).
 ``other_three_byte_unmergeable``: the ``other_three_byte`` characters but the few every
 vocabulary merges when repeated (dashes, "─", "═", "█", ``repeat_mergeable`` in
 ``data/feature_tables.json``): a long rule costs a few tokens,
