@@ -476,8 +476,8 @@ def _uncommon_camel_parts(other_words: list[bytes], common: frozenset[bytes]) ->
     )
     if not mixed:
         return 0
-    parts = _CAMEL_PART.findall(b" ".join(mixed))
-    return sum(1 for part in map(bytes.lower, parts) if part not in common)
+    parts = b" ".join(_CAMEL_PART.findall(b" ".join(mixed))).lower().split()
+    return len(list(filterfalse(common.__contains__, parts)))
 
 
 def _whitespace_changes(data: bytes, newlines: int, spaces_before_line_end: int) -> int:
