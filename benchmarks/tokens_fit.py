@@ -116,6 +116,7 @@ def probes() -> list[tuple[str, list[str]]]:
         ),
         ("digits", ["".join(rng.choices(string.digits, k=20_000))]),
         ("punctuation_repeats", [c * 2000 for c in "<>"]),
+        ("bracket_repeats", [c * 2000 for c in "[]{}`&"]),
         ("quote_repeats", [c * 2000 for c in "\"'"]),
         ("punctuation_changes", ["".join(rng.choices(string.punctuation, k=20_000))]),
         (
@@ -149,7 +150,10 @@ def probes() -> list[tuple[str, list[str]]]:
                 for first, last in ((0xA1, 0x250), (0xA1, 0xC0))
             ],
         ),
-        ("unicode_spaces", ["".join(rng.choices("\xa0\u3000\u2002\u2003\u2009\u202f", k=5000))]),
+        (
+            "unicode_spaces",
+            ["".join(rng.choices("\xa0\u3000\u2002\u2003\u2009\u202f", k=5000)), "\ufeff" * 2000],
+        ),
         ("common_words", [" ab" * 10_000, " the" * 10_000]),
         ("newline_runs", ["\n\u00a0" * 20_000]),
         ("other_two_byte", [_words(rng, 0x621, 0x64A, 20_000), _words(rng, 0x5D0, 0x5EA, 20_000)]),
@@ -213,6 +217,7 @@ RARE_FEATURES = frozenset(
         "other_three_byte_unmergeable",
         "mixed_case_long_word_letters",
         "quote_repeats",
+        "bracket_repeats",
     )
 )
 COUNT_CACHE = os.environ.get("TOKENS_FIT_CACHE", "")

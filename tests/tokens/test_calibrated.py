@@ -119,6 +119,7 @@ NEW_FEATURES = (
     "unquoted_punctuation_changes",
     "mixed_case_long_word_letters",
     "quote_repeats",
+    "bracket_repeats",
 )
 
 
@@ -135,6 +136,8 @@ NEW_FEATURES = (
         ('{"a":"b"} f(-a);', {"unquoted_punctuation_changes": 2}),  # "(-", ");"
         ("Get" + "Value" * 3 + "Id", {"mixed_case_long_word_letters": 4}),  # 20 letters
         ('""" x', {"quote_repeats": 2}),
+        ("x[[[y]]", {"bracket_repeats": 3}),
+        ("\ufeffa", {"unicode_spaces": 1, "letter_after_non_ascii": 1}),
     ],
 )
 def test_features_for_what_ordinary_text_lacks(text: str, expected: dict[str, int]) -> None:
@@ -491,6 +494,7 @@ def reference_ascii_features(text: str) -> dict[str, int]:
         ),
         "quote_repeats": sum(x in QUOTES and y in QUOTES for x, y in pairwise(text)),
         "unindented_lines": sum(x == "\n" and y not in WHITE for x, y in pairwise("\n" + text)),
+        "bracket_repeats": sum(x in "[]{}`&" and y in "[]{}`&" for x, y in pairwise(text)),
     }
 
 

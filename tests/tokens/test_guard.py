@@ -189,6 +189,8 @@ RNG_SEED = 10
         ),
         ('"\t " * 5000', lambda rng: "\t " * 5000),
         ("'\"' * 2000", lambda rng: '"' * 2000),
+        ('"[" * 2000', lambda rng: "[" * 2000),
+        ("160 byte order marks", lambda rng: "\ufeff" * 160),
         (
             "random mixed-case letters",
             lambda rng: "".join(rng.choices(string.ascii_letters, k=10_000)),

@@ -103,6 +103,7 @@ FEATURE_NAMES: Final = (
     "mixed_case_long_word_letters",
     "quote_repeats",
     "unindented_lines",
+    "bracket_repeats",
 )
 """Feature order, shared by ``text_features`` and every profile.
 
@@ -143,9 +144,10 @@ a non-ASCII character, which it cannot merge with as it merges with an ASCII wor
 of U+1F000-U+1FFFF that some vocabulary spends 3 or more tokens on alone
 (``data/feature_tables.json``): unassigned ones and most symbols, where ``astral`` is
 priced for the emoji that merge. ``letter_after_non_ascii``: an ASCII letter run that
-starts right after a non-ASCII character ("¤L", "èN"), a piece the ASCII word table
-does not price. ``unicode_spaces``: white space beyond ASCII (no-break, ideographic,
-typographic spaces), a token each where it does not merge with the next word.
+starts right after a non-ASCII character ("¤L", "èN"), a piece the ASCII word table does
+not price. ``unicode_spaces``: white space beyond ASCII (no-break, ideographic,
+typographic and zero-width no-break spaces), a token each where it does not merge with
+the next word.
 ``whitespace_changes``: an ASCII white-space character (space, tab, newline, CR, VT, FF)
 right after a *different* one other than a newline (tab then space, space then CR),
 where a run of white space breaks into another token. ``uncommon_camel_parts``: the
@@ -165,6 +167,8 @@ of one case) does not see and no vocabulary merges far. ``quote_repeats``: a quo
 after a quote, which some vocabularies do not merge as they merge "----".
 ``unindented_lines``: lines (the first one too) that start with neither white space nor
 their end: their newline is a token of its own, where indentation would merge with it.
+``bracket_repeats``: a bracket, brace, backquote or ampersand right after one of them
+("[[[[", "}}}}"), which vocabularies merge two by two at best ("----" merges by 16).
 """
 
 _ASCII_PUNCTUATION: Final = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
@@ -405,6 +409,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
             _mixed_case_long_word_letters(long_words),
             quote_repeats,
             _unindented_lines(data, newlines),
+            _bracket_repeats(data),
         )
     non_ascii = full.translate(None, _ASCII).decode("utf-8", "surrogatepass")
     classes = data.translate(_LEAD_CLASS_TABLE, _ASCII)  # one letter per non-ASCII character
@@ -449,6 +454,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
         _mixed_case_long_word_letters(long_words),
         quote_repeats,
         _unindented_lines(data, newlines),
+        _bracket_repeats(data),
     )
 
 
@@ -498,10 +504,14 @@ def _whitespace_changes(data: bytes, newlines: int, spaces_before_line_end: int)
 
 _BEFORE_LINE_END: Final = FEATURE_NAMES.index("spaces_before_line_end")
 _TEXT_FLAGS: Final = bytes(0 if b in b" \t\n\r\x0b\x0c" else _NEWLINE for b in range(256))
+_BRACKETS: Final = bytes(1 if b in b"[]{}`&" else 0 for b in range(256))
 _QUOTE_FLAGS: Final = bytes(_PUNCTUATION if b in b"\"'" else 0 for b in range(256))
 _CAMEL_PART: Final = re.compile(rb"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _WHITESPACE_IDS: Final = bytes(b" \t\n\r\x0b\x0c".find(b) + 1 for b in range(256))
-_UNICODE_SPACES: Final = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+# With the zero-width no-break space (U+FEFF, a byte order mark): no vocabulary merges it.
+_UNICODE_SPACES: Final = re.compile(
+    "[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
+)
 
 
 def _unmergeable(three_byte: int, mergeable: re.Pattern[str], non_ascii: str) -> int:
@@ -551,6 +561,12 @@ def _unindented_lines(data: bytes, newlines: int) -> int:
         return 1 if data and _TEXT_FLAGS[data[0]] else 0
     after_newline = newlines << 8 | _NEWLINE
     return (int.from_bytes(data.translate(_TEXT_FLAGS), "little") & after_newline).bit_count()
+
+
+def _bracket_repeats(data: bytes) -> int:
+    """Bytes of ``_BRACKETS`` right after one."""
+    brackets = int.from_bytes(data.translate(_BRACKETS), "little")
+    return (brackets & brackets << 8).bit_count()
 
 
 def _letters(words: list[bytes]) -> tuple[int, int, list[bytes]]:
