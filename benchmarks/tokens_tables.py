@@ -123,6 +123,29 @@ def costly_characters(counters: list[Any]) -> tuple[list[list[int]], list[list[i
     return _ranges(two), _ranges(three)
 
 
+def emoji_plane_costs_three(counters: list[Any]) -> list[list[int]]:
+    """Code points of the emoji plane (U+1F000-U+1FFFF) that some vocabulary encodes,
+    alone, in three or more tokens: all of it but the emoji vocabularies merge, which
+    ``astral_beyond_emoji`` (everything outside that plane) does not price."""
+    return _ranges(
+        [cp for cp in range(0x1F000, 0x20000) if max(c.count(chr(cp)) for c in counters) >= 3]
+    )
+
+
+def repeat_mergeable(counters: list[Any]) -> list[list[int]]:
+    """Three-byte code points outside CJK (the lead bytes of ``other_three_byte``:
+    U+0800-U+2FFF, U+E000-U+EFFF) that every vocabulary merges when repeated: sixteen
+    in a row cost at most eight tokens ("────" rules, "····"). What is not in this
+    table costs about a token a character however it repeats (zero-width spaces)."""
+    return _ranges(
+        [
+            cp
+            for cp in (*range(0x800, 0x3000), *range(0xE000, 0xF000))
+            if all(c.count(chr(cp) * 16) <= 8 for c in counters)
+        ]
+    )
+
+
 def _o200k_count() -> Any:
     import bpe_openai
 
@@ -154,6 +177,8 @@ def main() -> None:
         "han_everyday": everyday,
         "costs_two": costs_two,
         "costs_three": costs_three,
+        "emoji_plane_costs_three": emoji_plane_costs_three(all_four),
+        "repeat_mergeable": repeat_mergeable(all_four),
     }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(tables, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")

@@ -68,6 +68,7 @@ def test_english_words_digits_and_punctuation() -> None:
         "newline_runs": 1,
         "space_runs": 1,
         "spaces_in_runs": 1,  # the second space of "The  value"
+        "unindented_lines": 1,
     }
 
 
@@ -81,6 +82,7 @@ def test_identifiers_and_unusual_letter_runs() -> None:
         "rare_letters": 4,  # V x q z
         "consonant_triples": 5,  # xqz qzt, str ngt gth
         "case_switches": 1,  # tV
+        "unindented_lines": 1,
     }
 
 
@@ -147,6 +149,43 @@ def test_other_scripts_and_symbols() -> None:
     assert found["astral"] == 1
     assert found["controls"] == 1
     assert found["space_before_non_ascii"] == 4  # before Α é ─ 😀
+
+
+NEW_FEATURES = (
+    "punctuation_before_non_ascii",
+    "emoji_plane_costs_three",
+    "letter_after_non_ascii",
+    "unicode_spaces",
+    "whitespace_changes",
+    "uncommon_camel_parts",
+    "other_three_byte_unmergeable",
+    "unquoted_punctuation_changes",
+    "mixed_case_long_word_letters",
+    "quote_repeats",
+    "bracket_repeats",
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (")\u00ac)\u00ac", {"punctuation_before_non_ascii": 2}),
+        ("\u00a4L\u00a4L", {"letter_after_non_ascii": 2}),
+        ("\U0001ff52\U0001f600", {"emoji_plane_costs_three": 1}),  # unassigned; an emoji
+        ("a\u3000b\u00a0c", {"letter_after_non_ascii": 2, "unicode_spaces": 2}),
+        ("\t \r\n x", {"whitespace_changes": 3}),  # \t-space, space-\r, \r-\n; none after \n
+        ("validFlags RzWZRz", {"uncommon_camel_parts": 3}),  # "Rz" "WZ" "Rz"
+        ("\u2500" * 8 + "\u251c\u200b", {"other_three_byte_unmergeable": 2}),
+        ('{"a":"b"} f(-a);', {"unquoted_punctuation_changes": 2}),  # "(-", ");"
+        ("Get" + "Value" * 3 + "Id", {"mixed_case_long_word_letters": 4}),  # 20 letters
+        ('""" x', {"quote_repeats": 2}),
+        ("x[[[y]]", {"bracket_repeats": 3}),
+        ("\ufeffa", {"unicode_spaces": 1, "letter_after_non_ascii": 1}),
+    ],
+)
+def test_features_for_what_ordinary_text_lacks(text: str, expected: dict[str, int]) -> None:
+    found = features(text)
+    assert {n: found[n] for n in NEW_FEATURES if n in found} == expected
 
 
 def test_blank_lines_are_one_newline_run() -> None:
@@ -320,12 +359,39 @@ def test_calibrated_counts_are_monotone_under_concatenation_with_a_newline(
         assert joined >= 0
 
 
+def utf8_bytes(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
 @PROPERTIES
 @given(ANY_TEXT, ANY_TEXT)
 def test_calibrated_counts_add_up_across_a_newline_within_rounding(first: str, second: str) -> None:
+    """Pricing the two halves of a text cut after a newline is within a token of pricing
+    it whole, unless a half is capped at its byte count (then the whole may cost more
+    than that half's cap, never more than the halves' uncapped estimates or its bytes)."""
     counter = CalibratedCounter("generic")
-    joined = counter.count(first + "\n" + second)
-    assert joined <= counter.count(first + "\n") + counter.count(second) + 1
+    head, joined = first + "\n", counter.count(first + "\n" + second)
+    uncapped = [max(1, math.ceil(counter.estimate(t))) if t else 0 for t in (head, second)]
+    assert joined <= sum(uncapped) + 1
+    assert joined <= utf8_bytes(head + second)
+    if all(u <= utf8_bytes(t) for u, t in zip(uncapped, (head, second), strict=True)):
+        assert joined <= counter.count(head) + counter.count(second) + 1
+
+
+@PROPERTIES
+@given(ANY_TEXT)
+def test_calibrated_counts_never_exceed_the_utf8_bytes(text: str) -> None:
+    """Every shipped vocabulary is a byte-level BPE: no text costs more tokens than bytes."""
+    for name in PROFILE_NAMES:
+        assert CalibratedCounter(name).count(text) <= max(1, utf8_bytes(text)) or not text
+
+
+@pytest.mark.parametrize("name", PROFILE_NAMES)
+def test_digits_and_letters_alternating_are_capped_at_their_bytes(name: str) -> None:
+    """The issue's case: "a1" * 1000 was counted 2,926 tokens for 2,000 bytes."""
+    counter = CalibratedCounter(name)
+    assert counter.count("a1" * 1000) <= 2000
+    assert counter.estimate("a1" * 1000) > 0
 
 
 # -- fitting -----------------------------------------------------------------------------------
@@ -405,6 +471,8 @@ CONTROLS = frozenset(
 )
 PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~") | CONTROLS
 CONSONANTS = frozenset("bcdfghjklmnpqrstvwxzBCDFGHJKLMNPQRSTVWXZ")
+WHITE = frozenset(" \t\n\r\x0b\x0c")
+QUOTES = frozenset("\"'")
 Test = Callable[[str], bool]
 
 
@@ -460,6 +528,16 @@ def reference_ascii_features(text: str) -> dict[str, int]:
             for i in range(len(text) - 1)
             if text[i : i + 2] == "  " and (i == 0 or text[i - 1] != " ")
         ),
+        "whitespace_changes": sum(
+            x in WHITE and y in WHITE and x != y and x != "\n" for x, y in pairwise(text)
+        ),
+        "unquoted_punctuation_changes": sum(
+            punct(x) and punct(y) and x != y and x not in QUOTES and y not in QUOTES
+            for x, y in pairwise(text)
+        ),
+        "quote_repeats": sum(x in QUOTES and y in QUOTES for x, y in pairwise(text)),
+        "unindented_lines": sum(x == "\n" and y not in WHITE for x, y in pairwise("\n" + text)),
+        "bracket_repeats": sum(x in "[]{}`&" and y in "[]{}`&" for x, y in pairwise(text)),
     }
 
 

@@ -1,7 +1,9 @@
 """``CalibratedCounter``: a fast linear estimate over text features, fitted per tokenizer.
 
 A ``Profile`` is one non-negative weight per feature of ``ctxbudget.tokens.features``.
-The count is ``ceil(sum(weight * feature))`` (at least 1 for non-empty text). Because
+The count is ``ceil(sum(weight * feature))`` (at least 1 for non-empty text), and never
+more than the text's UTF-8 bytes: every shipped vocabulary is a byte-level BPE, whose
+tokens are at least one byte each, so no text can cost more. Because
 weights are non-negative and features only grow as text is appended, the count of
 ``a + b`` is never below the count of ``a`` when ``b`` starts a new word (a letter run
 that ``b`` continues can turn into a common word, which costs less).
@@ -159,10 +161,14 @@ class CalibratedCounter:
         return total
 
     def count(self, text: str) -> int:
-        """Estimated tokens in ``text``: the estimate rounded up, at least 1 unless empty."""
+        """Estimated tokens in ``text``: the estimate rounded up, at least 1 unless empty,
+        at most the UTF-8 bytes of ``text``."""
         if not text:
             return 0
-        return max(1, math.ceil(self.estimate(text)))
+        count = max(1, math.ceil(self.estimate(text)))
+        if count > len(text):  # a text has at least as many bytes as characters
+            count = min(count, len(text.encode("utf-8", "surrogatepass")))
+        return count
 
     def __repr__(self) -> str:
         return f"CalibratedCounter({self.profile.name!r})"

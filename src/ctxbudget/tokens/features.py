@@ -97,6 +97,18 @@ FEATURE_NAMES: Final = (
     "astral_beyond_emoji",
     "costs_two",
     "costs_three",
+    "punctuation_before_non_ascii",
+    "emoji_plane_costs_three",
+    "letter_after_non_ascii",
+    "unicode_spaces",
+    "whitespace_changes",
+    "uncommon_camel_parts",
+    "other_three_byte_unmergeable",
+    "unquoted_punctuation_changes",
+    "mixed_case_long_word_letters",
+    "quote_repeats",
+    "unindented_lines",
+    "bracket_repeats",
 )
 """Feature order, shared by ``text_features`` and every profile.
 
@@ -131,6 +143,37 @@ spends 2 / 3 or more tokens on when alone (``data/feature_tables.json``). Script
 say how a character usually merges with its neighbours; these say what it costs when
 nothing merges (random text in any script, combining marks piled up, private-use or
 unassigned code points), which is what keeps a conservative count from being fooled.
+``punctuation_before_non_ascii``: ASCII punctuation (or a control character) followed by
+a non-ASCII character, which it cannot merge with as it merges with an ASCII word
+(".bar", "_id" are tokens; "_å", ")¬" are two). ``emoji_plane_costs_three``: characters
+of U+1F000-U+1FFFF that some vocabulary spends 3 or more tokens on alone
+(``data/feature_tables.json``): unassigned ones and most symbols, where ``astral`` is
+priced for the emoji that merge. ``letter_after_non_ascii``: an ASCII letter run that
+starts right after a non-ASCII character ("¤L", "èN"), a piece the ASCII word table does
+not price. ``unicode_spaces``: white space beyond ASCII (no-break, ideographic,
+typographic and zero-width no-break spaces), a token each where it does not merge with
+the next word.
+``whitespace_changes``: an ASCII white-space character (space, tab, newline, CR, VT, FF)
+right after a *different* one other than a newline (tab then space, space then CR),
+where a run of white space breaks into another token. ``uncommon_camel_parts``: the
+parts of mixed-case words outside the table ("validFlags" has none: "valid" and "flags"
+are common; "RzWZRz" three), so that ``case_switches`` can price the switches of
+identifiers made of words (a token each) apart from those of encoded text and random
+letters (a few tokens each).
+``other_three_byte_unmergeable``: the ``other_three_byte`` characters but the few every
+vocabulary merges when repeated (dashes, "─", "═", "█", ``repeat_mergeable`` in
+``data/feature_tables.json``): a long rule costs a few tokens,
+a run of zero-width spaces a token each. ``unquoted_punctuation_changes``: the
+``punctuation_changes`` with no quote on either side: JSON's ``{"``, ``":"``, ``"}``
+are a token each, so a change next to a quote costs less than ``)+`` or ``-->``.
+``mixed_case_long_word_letters``: the letters beyond the ``_LONG_WORD``-th of mixed-case
+words longer than that (random letters, encoded data), which ``long_run_letters`` (runs
+of one case) does not see and no vocabulary merges far. ``quote_repeats``: a quote
+after a quote, which some vocabularies do not merge as they merge "----".
+``unindented_lines``: lines (the first one too) that start with neither white space nor
+their end: their newline is a token of its own, where indentation would merge with it.
+``bracket_repeats``: a bracket, brace, backquote or ampersand right after one of them
+("[[[[", "}}}}"), which vocabularies merge two by two at best ("----" merges by 16).
 """
 
 _ASCII_PUNCTUATION: Final = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
@@ -267,6 +310,8 @@ class _Tables:
     costs_two: re.Pattern[str]
     # Either class (the two are disjoint): most texts hold neither, found in one pass.
     costs_two_or_three: re.Pattern[str]
+    emoji_plane_costs_three: re.Pattern[str]
+    repeat_mergeable: re.Pattern[str]
 
 
 def _class_of_ranges(ranges: list[list[int]]) -> re.Pattern[str]:
@@ -306,6 +351,8 @@ def _tables() -> _Tables:
         han_beyond_everyday=_beyond(tables["han_everyday"]),
         costs_two=_class_of_ranges(tables["costs_two"]),
         costs_two_or_three=_class_of_ranges(tables["costs_two"] + tables["costs_three"]),
+        emoji_plane_costs_three=_class_of_ranges(tables["emoji_plane_costs_three"]),
+        repeat_mergeable=_class_of_ranges(tables["repeat_mergeable"]),
     )
 
 
@@ -357,6 +404,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
     words = data.translate(_WORD_SPLIT).split()
     other_words = list(filterfalse(tables.common_words.__contains__, words))
     other_letters, capped_letters, long_words = _letters(other_words)
+    uncommon_parts = _uncommon_camel_parts(other_words, tables.common_words)
     long_run_letters, rare_in_long, triples_in_long = _long_words(long_words)
     # Every flag one byte on: ``x & previous`` marks class bytes preceded by the class.
     previous = flags << 8
@@ -383,6 +431,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
     newline_count = kinds.count(_KIND_NEWLINE)
     rare_upper = kinds.count(_KIND_RARE_UPPER)
     double_space_count = double_spaces.bit_count()
+    unquoted, quote_repeats = _quote_features(data, punctuation_pairs, changes, quotes)
     ascii_part = (
         len(words) - len(other_words),
         len(other_words),
@@ -412,8 +461,20 @@ def _piece_features(text: str) -> tuple[int, ...]:
         kinds.count(_KIND_CARRIAGE_RETURN),
         long_run_letters,
     )
+    changes_of_whitespace = _whitespace_changes(data, newlines, ascii_part[_BEFORE_LINE_END])
     if ascii_only:
-        return (*ascii_part, *_NOTHING_BEYOND_ASCII)
+        return (
+            *ascii_part,
+            *_NOTHING_BEYOND_ASCII,
+            changes_of_whitespace,
+            uncommon_parts,
+            0,
+            unquoted,
+            _mixed_case_long_word_letters(long_words),
+            quote_repeats,
+            _unindented_lines(data, newlines),
+            _bracket_repeats(data),
+        )
     non_ascii = full.translate(None, _ASCII).decode("utf-8", "surrogatepass")
     classes = data.translate(_LEAD_CLASS_TABLE, _ASCII)  # one letter per non-ASCII character
     han = classes.count(b"h")
@@ -458,7 +519,80 @@ def _piece_features(text: str) -> tuple[int, ...]:
         astral - full.count(b"\xf0\x9f") if astral else 0,
         costs_two,
         costs - costs_two,
+        _punctuation_before_non_ascii(flags),
+        _matched(tables.emoji_plane_costs_three, non_ascii) if astral else 0,
+        _letter_after_non_ascii(flags),
+        len(_UNICODE_SPACES.findall(non_ascii)),
+        changes_of_whitespace,
+        uncommon_parts,
+        _unmergeable(other_three_byte, tables.repeat_mergeable, non_ascii),
+        unquoted,
+        _mixed_case_long_word_letters(long_words),
+        quote_repeats,
+        _unindented_lines(data, newlines),
+        _bracket_repeats(data),
     )
+
+
+def _punctuation_before_non_ascii(flags: int) -> int:
+    """Punctuation bytes whose next byte is non-ASCII: the non-ASCII flag (bit 7) moved
+    one byte back and onto the punctuation flag (bit 1)."""
+    return (flags >> (8 + 6) & flags & _repeated(_PUNCTUATION)).bit_count()
+
+
+def _letter_after_non_ascii(flags: int) -> int:
+    """ASCII letters whose previous byte is non-ASCII: the non-ASCII flag (bit 7) moved
+    one byte on and onto the lower-case (bit 4) and upper-case (bit 5) flags."""
+    non_ascii = flags & _repeated(_NON_ASCII)
+    return ((non_ascii << 5 | non_ascii << 6) & flags & _repeated(_LOWER | _UPPER)).bit_count()
+
+
+def _uncommon_camel_parts(other_words: list[bytes], common: frozenset[bytes]) -> int:
+    """Parts of the mixed-case words among ``other_words`` (a capital and the lower-case
+    letters after it, or a run of capitals) that are not common words, lower-cased."""
+    # Three passes in C rather than one in Python.
+    mixed = list(
+        filterfalse(
+            bytes.istitle, filterfalse(bytes.isupper, filterfalse(bytes.islower, other_words))
+        )
+    )
+    if not mixed:
+        return 0
+    parts = b" ".join(_CAMEL_PART.findall(b" ".join(mixed))).lower().split()
+    return len(list(filterfalse(common.__contains__, parts)))
+
+
+def _whitespace_changes(data: bytes, newlines: int, spaces_before_line_end: int) -> int:
+    """ASCII white-space bytes preceded by a different white-space byte other than a
+    newline (so that no feature spans a newline): like ``_punctuation_changes``, with
+    3-bit ids (1-6): adding 7 to an id, or to the XOR of two, carries into bit 3 exactly
+    when it is not 0, never into the next byte. Without tabs, CR, VT and FF the only
+    change is a space before a newline, already counted."""
+    if b"\t" not in data and b"\r" not in data and b"\x0b" not in data and b"\x0c" not in data:
+        return spaces_before_line_end
+    ids = int.from_bytes(data.translate(_WHITESPACE_IDS), "little")
+    sevens = int.from_bytes(b"\x07" * (len(data) + 1), "little")  # no longer than needed
+    white = (ids + sevens) >> 3 & sevens
+    different = (ids ^ (ids << 8)) + sevens >> 3
+    before = white & ~(newlines >> 6)  # the newline flag is bit 6
+    return (different & white & (before << 8)).bit_count()
+
+
+_BEFORE_LINE_END: Final = FEATURE_NAMES.index("spaces_before_line_end")
+_TEXT_FLAGS: Final = bytes(0 if b in b" \t\n\r\x0b\x0c" else _NEWLINE for b in range(256))
+_BRACKETS: Final = bytes(1 if b in b"[]{}`&" else 0 for b in range(256))
+_QUOTE_FLAGS: Final = bytes(_PUNCTUATION if b in b"\"'" else 0 for b in range(256))
+_CAMEL_PART: Final = re.compile(rb"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_WHITESPACE_IDS: Final = bytes(b" \t\n\r\x0b\x0c".find(b) + 1 for b in range(256))
+# With the zero-width no-break space (U+FEFF, a byte order mark): no vocabulary merges it.
+_UNICODE_SPACES: Final = re.compile(
+    "[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
+)
+
+
+def _unmergeable(three_byte: int, mergeable: re.Pattern[str], non_ascii: str) -> int:
+    """Of the ``three_byte`` characters of ``non_ascii``, those ``mergeable`` does not match."""
+    return three_byte - _matched(mergeable, non_ascii) if three_byte else 0
 
 
 def _matched(pattern: re.Pattern[str], text: str) -> int:
@@ -482,6 +616,38 @@ def _punctuation_changes(data: bytes, punctuation_pairs: int) -> int:
     )
     # Bit 7 of ``different`` lands on the punctuation flag (bit 1).
     return (different >> 6 & punctuation_pairs).bit_count()
+
+
+def _quote_features(
+    data: bytes, punctuation_pairs: int, changes: int, quote_count: int
+) -> tuple[int, int]:
+    """``unquoted_punctuation_changes`` and ``quote_repeats``: of the ``changes``, those
+    with no quote on either side, and the quotes right after a quote. A pair with a
+    quote in it is a change unless both are the same quote (``""``, ``''``: the quote
+    repeats but ``"'`` and ``'"``, which cannot overlap, so ``bytes.count`` finds all)."""
+    if not quote_count:
+        return changes, 0
+    quotes = int.from_bytes(data.translate(_QUOTE_FLAGS), "little")  # on the punctuation bit
+    repeats = (quotes & quotes << 8).bit_count()
+    with_quote = (punctuation_pairs & (quotes | quotes << 8)).bit_count()
+    same = repeats - data.count(b"\"'") - data.count(b"'\"")
+    return changes - (with_quote - same), repeats
+
+
+def _unindented_lines(data: bytes, newlines: int) -> int:
+    """Bytes other than white space at the start of the text or after a newline:
+    ``_TEXT_FLAGS`` sets the newline flag (bit 6) on every such byte. Counting the start
+    of the text keeps the feature additive over pieces cut after a newline."""
+    if not newlines:
+        return 1 if data and _TEXT_FLAGS[data[0]] else 0
+    after_newline = newlines << 8 | _NEWLINE
+    return (int.from_bytes(data.translate(_TEXT_FLAGS), "little") & after_newline).bit_count()
+
+
+def _bracket_repeats(data: bytes) -> int:
+    """Bytes of ``_BRACKETS`` right after one."""
+    brackets = int.from_bytes(data.translate(_BRACKETS), "little")
+    return (brackets & brackets << 8).bit_count()
 
 
 def _letters(words: list[bytes]) -> tuple[int, int, list[bytes]]:
@@ -514,6 +680,13 @@ def _long_words(long_words: list[bytes]) -> tuple[int, int, int]:
     return sum(map(len, long_runs)) - _LONG_RUN * len(long_runs), rare, triples
 
 
+def _mixed_case_long_word_letters(long_words: list[bytes]) -> int:
+    """Letters beyond the ``_LONG_WORD``-th of the mixed-case words of ``long_words``."""
+    return sum(
+        len(w) - _LONG_WORD for w in long_words if not (w.islower() or w.isupper() or w.istitle())
+    )
+
+
 def _greek_cyrillic_uppercase(full: bytes) -> int:
     """Upper-case Greek and Cyrillic letters: a lead byte CE or D0, then 80-AF."""
     leads = int.from_bytes(full.translate(_UPPER_GREEK_CYRILLIC_LEAD), "little")
@@ -530,6 +703,7 @@ _IS_LONG: Final = bytes(int(n > _LONG_WORD) for n in range(256))
 _LONG_CASE_RUN: Final = re.compile(rb"[a-z]{%d,}|[A-Z]{%d,}" % (_LONG_RUN + 1, _LONG_RUN + 1))
 _CONSONANT_MARKS: Final = bytes(0x31 if b in _CONSONANTS else 0x30 for b in range(256))
 _TRIPLE: Final = re.compile(rb"(?=111)")
+# The features between ``long_run_letters`` and ``whitespace_changes`` are 0 in ASCII text.
 _NOTHING_BEYOND_ASCII: Final = (0,) * (
-    len(FEATURE_NAMES) - FEATURE_NAMES.index("long_run_letters") - 1
+    FEATURE_NAMES.index("whitespace_changes") - FEATURE_NAMES.index("long_run_letters") - 1
 )
