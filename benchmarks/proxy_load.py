@@ -317,6 +317,11 @@ def latency_table(stub: Server, proxy: Server, quick: bool, seconds: float) -> N
             proxied = asyncio.run(
                 load(proxy.url, sessions, tokens, per_session, seconds, False, seed)
             )
+            # Calls are logged after their answers: let this phase's logging finish, so
+            # that it is not counted against the next phase's calls.
+            for session in range(sessions):
+                settle(proxy, f"load-{seed + session}", quiet=0.0)
+            time.sleep(QUIET_SECONDS)
             print(
                 f"| {tokens // 1000}K | {sessions} | {len(proxied.warm) + len(proxied.cold)} "
                 f"| {ms(direct.warm, 0.5):.1f} / {ms(direct.warm, 0.99):.1f} ms "
@@ -409,10 +414,10 @@ QUIET_SECONDS = 0.5
 warm call takes, so each measured call's logging is counted."""
 
 
-def settle(proxy: Server, session_id: str) -> None:
+def settle(proxy: Server, session_id: str, quiet: float = QUIET_SECONDS) -> None:
     """Wait until the proxy has logged every call of ``session_id``, then until it is idle."""
-    httpx.get(f"{proxy.url}/sessions/{session_id}/measure", timeout=120, trust_env=False)
-    time.sleep(QUIET_SECONDS)
+    httpx.get(f"{proxy.url}/sessions/{session_id}/measure", timeout=600, trust_env=False)
+    time.sleep(quiet)
 
 
 def streaming_table(stub: Server, proxy: Server, quick: bool, seconds: float) -> None:
