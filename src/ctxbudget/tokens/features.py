@@ -312,6 +312,9 @@ class _Tables:
     costs_two_or_three: re.Pattern[str]
     emoji_plane_costs_three: re.Pattern[str]
     repeat_mergeable: re.Pattern[str]
+    # The lower-case common words as camelCase parts are written ("valid", "Valid",
+    # "VALID"): a part is common when it is in here, with no ``lower()`` of every part.
+    common_camel_parts: frozenset[bytes]
 
 
 def _class_of_ranges(ranges: list[list[int]]) -> re.Pattern[str]:
@@ -346,6 +349,7 @@ def _tables() -> _Tables:
     tables = json.loads(path.read_text("utf-8"))
     return _Tables(
         common_words=frozenset(word.encode() for word in tables["common_words"]),
+        common_camel_parts=_camel_spellings(tables["common_words"]),
         han_frequent_or_not_han=re.compile("[" + tables["han_one_token"] + _NOT_HAN + "]+"),
         han_rare=_sparse_runs(tables["han_three_tokens"]),
         han_beyond_everyday=_beyond(tables["han_everyday"]),
@@ -354,6 +358,13 @@ def _tables() -> _Tables:
         emoji_plane_costs_three=_class_of_ranges(tables["emoji_plane_costs_three"]),
         repeat_mergeable=_class_of_ranges(tables["repeat_mergeable"]),
     )
+
+
+def _camel_spellings(common_words: list[str]) -> frozenset[bytes]:
+    """The spellings a camelCase part (``_CAMEL_PART``: lower case, a capital then lower
+    case, or capitals) of each lower-case common word can have."""
+    lower = [w.encode() for w in common_words if w.isascii() and w.isalpha() and w.islower()]
+    return frozenset((*lower, *(w.capitalize() for w in lower), *(w.upper() for w in lower)))
 
 
 def _next_byte(mask: int, flag: int, as_flag: int) -> int:
@@ -404,7 +415,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
     words = data.translate(_WORD_SPLIT).split()
     other_words = list(filterfalse(tables.common_words.__contains__, words))
     other_letters, capped_letters, long_words = _letters(other_words)
-    uncommon_parts = _uncommon_camel_parts(other_words, tables.common_words)
+    uncommon_parts = _uncommon_camel_parts(other_words, tables.common_camel_parts)
     long_run_letters, rare_in_long, triples_in_long = _long_words(long_words)
     # Every flag one byte on: ``x & previous`` marks class bytes preceded by the class.
     previous = flags << 8
@@ -547,9 +558,10 @@ def _letter_after_non_ascii(flags: int) -> int:
     return ((non_ascii << 5 | non_ascii << 6) & flags & _repeated(_LOWER | _UPPER)).bit_count()
 
 
-def _uncommon_camel_parts(other_words: list[bytes], common: frozenset[bytes]) -> int:
+def _uncommon_camel_parts(other_words: list[bytes], common_parts: frozenset[bytes]) -> int:
     """Parts of the mixed-case words among ``other_words`` (a capital and the lower-case
-    letters after it, or a run of capitals) that are not common words, lower-cased."""
+    letters after it, or a run of capitals) that are not common words, lower-cased
+    (``common_parts`` holds the common words as parts are spelled)."""
     # Three passes in C rather than one in Python.
     mixed = list(
         filterfalse(
@@ -558,8 +570,8 @@ def _uncommon_camel_parts(other_words: list[bytes], common: frozenset[bytes]) ->
     )
     if not mixed:
         return 0
-    parts = b" ".join(_CAMEL_PART.findall(b" ".join(mixed))).lower().split()
-    return len(list(filterfalse(common.__contains__, parts)))
+    parts = _CAMEL_PART.findall(b" ".join(mixed))
+    return len(list(filterfalse(common_parts.__contains__, parts)))
 
 
 def _whitespace_changes(data: bytes, newlines: int, spaces_before_line_end: int) -> int:
