@@ -442,7 +442,11 @@ def _piece_features(text: str) -> tuple[int, ...]:
     newline_count = kinds.count(_KIND_NEWLINE)
     rare_upper = kinds.count(_KIND_RARE_UPPER)
     double_space_count = double_spaces.bit_count()
-    unquoted, quote_repeats = _quote_features(data, punctuation_pairs, changes, quotes)
+    # The first translation's 8 bits are taken: the later features share a second one.
+    more_flags = int.from_bytes(data.translate(_MORE_FLAG_TABLE), "little")
+    unquoted, quote_repeats = _quote_features(
+        data, more_flags, punctuation_pairs, changes, quotes
+    )
     ascii_part = (
         len(words) - len(other_words),
         len(other_words),
@@ -472,7 +476,9 @@ def _piece_features(text: str) -> tuple[int, ...]:
         kinds.count(_KIND_CARRIAGE_RETURN),
         long_run_letters,
     )
-    changes_of_whitespace = _whitespace_changes(data, newlines, ascii_part[_BEFORE_LINE_END])
+    changes_of_whitespace = _whitespace_changes(
+        data, more_flags, newlines, ascii_part[_BEFORE_LINE_END]
+    )
     if ascii_only:
         return (
             *ascii_part,
@@ -483,8 +489,8 @@ def _piece_features(text: str) -> tuple[int, ...]:
             unquoted,
             _mixed_case_long_word_letters(long_words),
             quote_repeats,
-            _unindented_lines(data, newlines),
-            _bracket_repeats(data),
+            _unindented_lines(data, more_flags, newlines),
+            _bracket_repeats(more_flags),
         )
     non_ascii = full.translate(None, _ASCII).decode("utf-8", "surrogatepass")
     classes = data.translate(_LEAD_CLASS_TABLE, _ASCII)  # one letter per non-ASCII character
@@ -540,8 +546,8 @@ def _piece_features(text: str) -> tuple[int, ...]:
         unquoted,
         _mixed_case_long_word_letters(long_words),
         quote_repeats,
-        _unindented_lines(data, newlines),
-        _bracket_repeats(data),
+        _unindented_lines(data, more_flags, newlines),
+        _bracket_repeats(more_flags),
     )
 
 
@@ -574,7 +580,9 @@ def _uncommon_camel_parts(other_words: list[bytes], common_parts: frozenset[byte
     return len(list(filterfalse(common_parts.__contains__, parts)))
 
 
-def _whitespace_changes(data: bytes, newlines: int, spaces_before_line_end: int) -> int:
+def _whitespace_changes(
+    data: bytes, more_flags: int, newlines: int, spaces_before_line_end: int
+) -> int:
     """ASCII white-space bytes preceded by a different white-space byte other than a
     newline (so that no feature spans a newline): like ``_punctuation_changes``, with
     3-bit ids (1-6): adding 7 to an id, or to the XOR of two, carries into bit 3 exactly
@@ -582,7 +590,7 @@ def _whitespace_changes(data: bytes, newlines: int, spaces_before_line_end: int)
     change is a space before a newline, already counted."""
     if b"\t" not in data and b"\r" not in data and b"\x0b" not in data and b"\x0c" not in data:
         return spaces_before_line_end
-    ids = int.from_bytes(data.translate(_WHITESPACE_IDS), "little")
+    ids = more_flags & _repeated(_WHITESPACE_ID)
     sevens = int.from_bytes(b"\x07" * (len(data) + 1), "little")  # no longer than needed
     white = (ids + sevens) >> 3 & sevens
     different = (ids ^ (ids << 8)) + sevens >> 3
@@ -591,11 +599,24 @@ def _whitespace_changes(data: bytes, newlines: int, spaces_before_line_end: int)
 
 
 _BEFORE_LINE_END: Final = FEATURE_NAMES.index("spaces_before_line_end")
-_TEXT_FLAGS: Final = bytes(0 if b in b" \t\n\r\x0b\x0c" else _NEWLINE for b in range(256))
-_BRACKETS: Final = bytes(1 if b in b"[]{}`&" else 0 for b in range(256))
-_QUOTE_FLAGS: Final = bytes(_PUNCTUATION if b in b"\"'" else 0 for b in range(256))
 _CAMEL_PART: Final = re.compile(rb"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
-_WHITESPACE_IDS: Final = bytes(b" \t\n\r\x0b\x0c".find(b) + 1 for b in range(256))
+
+# Flag bits of the second translation: a 3-bit id (1-6) of each white-space byte, bit 3
+# left 0 for the carries of ``_whitespace_changes``; quotes, single quotes; text (not
+# white space) on the newline flag's bit, so that ``newlines << 8`` selects the bytes
+# after a newline; brackets.
+_WHITESPACE_ID, _QUOTE, _SINGLE_QUOTE, _TEXT, _BRACKET = 0x07, 0x10, 0x20, _NEWLINE, 0x80
+
+
+def _more_flags(b: int) -> int:
+    flags = b" \t\n\r\x0b\x0c".find(b) + 1 or _TEXT
+    for flag, members in ((_QUOTE, b"\"'"), (_SINGLE_QUOTE, b"'"), (_BRACKET, b"[]{}`&")):
+        if b in members:
+            flags |= flag
+    return flags
+
+
+_MORE_FLAG_TABLE: Final = bytes(_more_flags(b) for b in range(256))
 # With the zero-width no-break space (U+FEFF, a byte order mark): no vocabulary merges it.
 _UNICODE_SPACES: Final = re.compile(
     "[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
@@ -631,34 +652,40 @@ def _punctuation_changes(data: bytes, punctuation_pairs: int) -> int:
 
 
 def _quote_features(
-    data: bytes, punctuation_pairs: int, changes: int, quote_count: int
+    data: bytes, more_flags: int, punctuation_pairs: int, changes: int, quote_count: int
 ) -> tuple[int, int]:
     """``unquoted_punctuation_changes`` and ``quote_repeats``: of the ``changes``, those
     with no quote on either side, and the quotes right after a quote. A pair with a
     quote in it is a change unless both are the same quote (``""``, ``''``: the quote
-    repeats but ``"'`` and ``'"``, which cannot overlap, so ``bytes.count`` finds all)."""
+    repeats, but not in ``"'`` and ``'"``, where the single-quote flag changes)."""
     if not quote_count:
         return changes, 0
-    quotes = int.from_bytes(data.translate(_QUOTE_FLAGS), "little")  # on the punctuation bit
-    repeats = (quotes & quotes << 8).bit_count()
-    with_quote = (punctuation_pairs & (quotes | quotes << 8)).bit_count()
-    same = repeats - data.count(b"\"'") - data.count(b"'\"")
-    return changes - (with_quote - same), repeats
+    quotes = more_flags & _repeated(_QUOTE)
+    quote_pairs = quotes & quotes << 8
+    repeats = quote_pairs.bit_count()
+    # The quote flag (bit 4) moved onto the punctuation flag (bit 1).
+    with_quote = (punctuation_pairs & (quotes | quotes << 8) >> 3).bit_count()
+    mixed = 0
+    if b"'" in data and b'"' in data:  # a byte search in C, far cheaper than the masks
+        singles = more_flags & _repeated(_SINGLE_QUOTE)
+        # The single-quote flag (bit 5) where it changes, moved onto the quote flag.
+        mixed = ((singles ^ singles << 8) >> 1 & quote_pairs).bit_count()
+    return changes - (with_quote - (repeats - mixed)), repeats
 
 
-def _unindented_lines(data: bytes, newlines: int) -> int:
-    """Bytes other than white space at the start of the text or after a newline:
-    ``_TEXT_FLAGS`` sets the newline flag (bit 6) on every such byte. Counting the start
-    of the text keeps the feature additive over pieces cut after a newline."""
+def _unindented_lines(data: bytes, more_flags: int, newlines: int) -> int:
+    """Bytes other than white space at the start of the text or after a newline: the
+    text flag of ``more_flags`` is the newline flag's bit (6). Counting the start of the
+    text keeps the feature additive over pieces cut after a newline."""
     if not newlines:
-        return 1 if data and _TEXT_FLAGS[data[0]] else 0
+        return 1 if data and _MORE_FLAG_TABLE[data[0]] & _TEXT else 0
     after_newline = newlines << 8 | _NEWLINE
-    return (int.from_bytes(data.translate(_TEXT_FLAGS), "little") & after_newline).bit_count()
+    return (more_flags & after_newline).bit_count()
 
 
-def _bracket_repeats(data: bytes) -> int:
-    """Bytes of ``_BRACKETS`` right after one."""
-    brackets = int.from_bytes(data.translate(_BRACKETS), "little")
+def _bracket_repeats(more_flags: int) -> int:
+    """Brackets, braces, backquotes and ampersands right after one."""
+    brackets = more_flags & _repeated(_BRACKET)
     return (brackets & brackets << 8).bit_count()
 
 
