@@ -510,9 +510,10 @@ def _piece_features(text: str) -> tuple[int, ...]:
     leads = int.from_bytes(data.translate(_LEAD_FLAG_TABLE), "little")
     costs = _matched(tables.costs_two_or_three, non_ascii)
     costs_two = _matched(tables.costs_two, non_ascii) if costs else 0
+    non_ascii_flags = flags & _repeated(_NON_ASCII)  # one mask for its three neighbours
     return (
         *ascii_part,
-        (_next_byte(spaces, _SPACE, _NON_ASCII) & flags & _repeated(_NON_ASCII)).bit_count(),
+        (_next_byte(spaces, _SPACE, _NON_ASCII) & non_ascii_flags).bit_count(),
         frequent,
         max(0, han - frequent - rare),
         rare,
@@ -536,9 +537,9 @@ def _piece_features(text: str) -> tuple[int, ...]:
         astral - full.count(b"\xf0\x9f") if astral else 0,
         costs_two,
         costs - costs_two,
-        _punctuation_before_non_ascii(flags),
+        _punctuation_before_non_ascii(non_ascii_flags, punctuation),
         _matched(tables.emoji_plane_costs_three, non_ascii) if astral else 0,
-        _letter_after_non_ascii(flags),
+        _letter_after_non_ascii(non_ascii_flags, flags),
         len(_UNICODE_SPACES.findall(non_ascii)),
         changes_of_whitespace,
         uncommon_parts,
@@ -551,16 +552,15 @@ def _piece_features(text: str) -> tuple[int, ...]:
     )
 
 
-def _punctuation_before_non_ascii(flags: int) -> int:
+def _punctuation_before_non_ascii(non_ascii: int, punctuation: int) -> int:
     """Punctuation bytes whose next byte is non-ASCII: the non-ASCII flag (bit 7) moved
     one byte back and onto the punctuation flag (bit 1)."""
-    return (flags >> (8 + 6) & flags & _repeated(_PUNCTUATION)).bit_count()
+    return (non_ascii >> (8 + 6) & punctuation).bit_count()
 
 
-def _letter_after_non_ascii(flags: int) -> int:
+def _letter_after_non_ascii(non_ascii: int, flags: int) -> int:
     """ASCII letters whose previous byte is non-ASCII: the non-ASCII flag (bit 7) moved
     one byte on and onto the lower-case (bit 4) and upper-case (bit 5) flags."""
-    non_ascii = flags & _repeated(_NON_ASCII)
     return ((non_ascii << 5 | non_ascii << 6) & flags & _repeated(_LOWER | _UPPER)).bit_count()
 
 
