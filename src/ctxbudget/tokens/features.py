@@ -661,10 +661,11 @@ def _quote_features(
     if not quote_count:
         return changes, 0
     quotes = more_flags & _repeated(_QUOTE)
-    quote_pairs = quotes & quotes << 8
+    after_quote = quotes << 8  # one shift for both uses (a shift costs a pass)
+    quote_pairs = quotes & after_quote
     repeats = quote_pairs.bit_count()
     # The quote flag (bit 4) moved onto the punctuation flag (bit 1).
-    with_quote = (punctuation_pairs & (quotes | quotes << 8) >> 3).bit_count()
+    with_quote = (punctuation_pairs & (quotes | after_quote) >> 3).bit_count()
     mixed = 0
     if b"'" in data and b'"' in data:  # a byte search in C, far cheaper than the masks
         singles = more_flags & _repeated(_SINGLE_QUOTE)
