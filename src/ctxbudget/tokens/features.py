@@ -9,7 +9,9 @@ the Unicode blocks). Then:
   ...), and ``int.from_bytes`` turns that into one big integer; a class is that integer
   masked with its flag repeated in every byte, so runs and neighbours are shifts:
   ``x & (x << 8)`` marks a class byte whose predecessor is in the class, and runs are
-  ``x.bit_count() - (x & (x << 8)).bit_count()``;
+  ``x.bit_count() - (x & (x << 8)).bit_count()``; the features its 8 bits have no room
+  for (quotes, brackets, white space, line starts) share one more such translation, as
+  each translation and ``int.from_bytes`` is a pass over the text;
 * classes that are only counted (digits, quotes, rare letters...) get one byte value
   each in a second translation that also drops every character of no such class, so
   each ``bytes.count`` runs over a short string; a third translation, of the non-ASCII
@@ -444,9 +446,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
     double_space_count = double_spaces.bit_count()
     # The first translation's 8 bits are taken: the later features share a second one.
     more_flags = int.from_bytes(data.translate(_MORE_FLAG_TABLE), "little")
-    unquoted, quote_repeats = _quote_features(
-        data, more_flags, punctuation_pairs, changes, quotes
-    )
+    unquoted, quote_repeats = _quote_features(data, more_flags, punctuation_pairs, changes, quotes)
     ascii_part = (
         len(words) - len(other_words),
         len(other_words),
