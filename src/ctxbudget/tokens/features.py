@@ -455,24 +455,28 @@ def _piece_features(text: str) -> tuple[int, ...]:
         kinds.count(_KIND_UPPER) + rare_upper,
         kinds.count(_KIND_RARE_LETTER) + rare_upper - rare_in_long,
         (consonant_pairs & (consonant_pairs << 8)).bit_count() - triples_in_long,
-        (_next_byte(flags & _repeated(_LOWER), _LOWER, _UPPER) & uppercase).bit_count(),
+        # Each shift is a pass over the text: none where its partner class is absent.
+        (_next_byte(flags & _repeated(_LOWER), _LOWER, _UPPER) & uppercase).bit_count()
+        if uppercase
+        else 0,
         digit_count,
         digit_count - (digits & previous).bit_count(),
-        (_next_byte(spaces, _SPACE, _DIGIT) & digits).bit_count(),
+        (_next_byte(spaces, _SPACE, _DIGIT) & digits).bit_count() if digits else 0,
         punctuation_count,
         punctuation_count - pair_count,
         pair_count - changes,
         changes,
         (_next_byte(spaces, _SPACE, _PUNCTUATION) & punctuation).bit_count(),
         quotes,
-        (_next_byte(punctuation, _PUNCTUATION, _NEWLINE) & newlines).bit_count(),
+        (_next_byte(punctuation, _PUNCTUATION, _NEWLINE) & newlines).bit_count() if newlines else 0,
         newline_count,
         newline_count - (newlines & previous).bit_count(),
         kinds.count(_KIND_TAB),
         controls,
         double_space_count - (double_spaces & (double_spaces << 8)).bit_count(),
         double_space_count,
-        data.count(b" \n"),  # a pair that cannot overlap itself: every one is counted
+        # A shift and a bit count cost less than ``bytes.count`` of two bytes.
+        (_next_byte(spaces, _SPACE, _NEWLINE) & newlines).bit_count() if newlines else 0,
         kinds.count(_KIND_CARRIAGE_RETURN),
         long_run_letters,
     )
@@ -489,7 +493,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
             unquoted,
             _mixed_case_long_word_letters(long_words),
             quote_repeats,
-            _unindented_lines(data, more_flags, newlines),
+            _unindented_lines(data, more_flags, newlines, previous),
             _bracket_repeats(more_flags),
         )
     non_ascii = full.translate(None, _ASCII).decode("utf-8", "surrogatepass")
@@ -547,7 +551,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
         unquoted,
         _mixed_case_long_word_letters(long_words),
         quote_repeats,
-        _unindented_lines(data, more_flags, newlines),
+        _unindented_lines(data, more_flags, newlines, previous),
         _bracket_repeats(more_flags),
     )
 
@@ -591,7 +595,9 @@ def _whitespace_changes(
     if b"\t" not in data and b"\r" not in data and b"\x0b" not in data and b"\x0c" not in data:
         return spaces_before_line_end
     ids = more_flags & _repeated(_WHITESPACE_ID)
-    sevens = int.from_bytes(b"\x07" * (len(data) + 1), "little")  # no longer than needed
+    # Sevens as long as the text, cut from the cached mask rather than built: past its
+    # end ``white`` is 0, and the carries stay inside their byte.
+    sevens = _repeated(0x07) >> 8 * (_PIECE - len(data))
     white = (ids + sevens) >> 3 & sevens
     different = (ids ^ (ids << 8)) + sevens >> 3
     before = white & ~(newlines >> 6)  # the newline flag is bit 6
@@ -674,13 +680,13 @@ def _quote_features(
     return changes - (with_quote - (repeats - mixed)), repeats
 
 
-def _unindented_lines(data: bytes, more_flags: int, newlines: int) -> int:
+def _unindented_lines(data: bytes, more_flags: int, newlines: int, previous: int) -> int:
     """Bytes other than white space at the start of the text or after a newline: the
     text flag of ``more_flags`` is the newline flag's bit (6). Counting the start of the
     text keeps the feature additive over pieces cut after a newline."""
     if not newlines:
         return 1 if data and _MORE_FLAG_TABLE[data[0]] & _TEXT else 0
-    after_newline = newlines << 8 | _NEWLINE
+    after_newline = previous & _repeated(_NEWLINE) | _NEWLINE  # an AND, not a shift
     return (more_flags & after_newline).bit_count()
 
 
