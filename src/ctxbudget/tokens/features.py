@@ -417,7 +417,6 @@ def _piece_features(text: str) -> tuple[int, ...]:
     words = data.translate(_WORD_SPLIT).split()
     other_words = list(filterfalse(tables.common_words.__contains__, words))
     other_letters, capped_letters, long_words = _letters(other_words)
-    uncommon_parts = _uncommon_camel_parts(other_words, tables.common_camel_parts)
     long_run_letters, rare_in_long, triples_in_long = _long_words(long_words)
     # Every flag one byte on: ``x & previous`` marks class bytes preceded by the class.
     previous = flags << 8
@@ -430,6 +429,18 @@ def _piece_features(text: str) -> tuple[int, ...]:
     double_spaces = spaces & previous
     consonant_pairs = consonants & previous
     punctuation_pairs = punctuation & previous
+    # Each shift is a pass over the text: none where its partner class is absent.
+    case_switches = (
+        (_next_byte(flags & _repeated(_LOWER), _LOWER, _UPPER) & uppercase).bit_count()
+        if uppercase
+        else 0
+    )
+    # The per-word work of mixed-case words only where the masks show there are some.
+    if case_switches or (uppercase and _upper_pair_before_lower(flags, uppercase, previous)):
+        uncommon_parts = _uncommon_camel_parts(other_words, tables.common_camel_parts)
+        mixed_long_letters = _mixed_case_long_word_letters(long_words)
+    else:
+        uncommon_parts = mixed_long_letters = 0
     # "----" is one token, "+-+" three: tell a repeated character from a new one.
     changes = _punctuation_changes(data, punctuation_pairs) if punctuation_pairs else 0
     # Each count once (``bit_count`` is a loop over the integer's digits); classes only
@@ -455,10 +466,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
         kinds.count(_KIND_UPPER) + rare_upper,
         kinds.count(_KIND_RARE_LETTER) + rare_upper - rare_in_long,
         (consonant_pairs & (consonant_pairs << 8)).bit_count() - triples_in_long,
-        # Each shift is a pass over the text: none where its partner class is absent.
-        (_next_byte(flags & _repeated(_LOWER), _LOWER, _UPPER) & uppercase).bit_count()
-        if uppercase
-        else 0,
+        case_switches,
         digit_count,
         digit_count - (digits & previous).bit_count(),
         (_next_byte(spaces, _SPACE, _DIGIT) & digits).bit_count() if digits else 0,
@@ -491,7 +499,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
             uncommon_parts,
             0,
             unquoted,
-            _mixed_case_long_word_letters(long_words),
+            mixed_long_letters,
             quote_repeats,
             _unindented_lines(data, more_flags, newlines, previous),
             _bracket_repeats(more_flags),
@@ -549,7 +557,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
         uncommon_parts,
         _unmergeable(other_three_byte, tables.repeat_mergeable, non_ascii),
         unquoted,
-        _mixed_case_long_word_letters(long_words),
+        mixed_long_letters,
         quote_repeats,
         _unindented_lines(data, more_flags, newlines, previous),
         _bracket_repeats(more_flags),
@@ -566,6 +574,15 @@ def _letter_after_non_ascii(non_ascii: int, flags: int) -> int:
     """ASCII letters whose previous byte is non-ASCII: the non-ASCII flag (bit 7) moved
     one byte on and onto the lower-case (bit 4) and upper-case (bit 5) flags."""
     return ((non_ascii << 5 | non_ascii << 6) & flags & _repeated(_LOWER | _UPPER)).bit_count()
+
+
+def _upper_pair_before_lower(flags: int, uppercase: int, previous: int) -> bool:
+    """Whether two capitals are followed by a lower-case letter ("ABc"). A word is of
+    mixed case (neither lower, upper nor title case) exactly when it holds "aB" (a case
+    switch) or "ABc", and letters next to each other are always of one word."""
+    # Capitals after a capital, the upper-case flag (bit 5) moved onto the next byte's
+    # lower-case flag (bit 4).
+    return bool(_next_byte(uppercase & previous, _UPPER, _LOWER) & flags)
 
 
 def _uncommon_camel_parts(other_words: list[bytes], common_parts: frozenset[bytes]) -> int:
