@@ -235,8 +235,9 @@ def test_features_add_up_across_a_newline(first: str, second: str) -> None:
 def test_features_never_drop_when_text_is_appended(first: str, second: str) -> None:
     before = text_features(first)
     after = text_features(first + second)
-    # Words may merge across the join ("ab" + "cd"), changing which table they hit, or
-    # making a word long (whose letters are priced by length alone).
+    # Words may merge across the join ("ab" + "cd"), changing which table they hit,
+    # making a word long (whose letters are priced by length alone), or merging camelCase
+    # parts (the parts of "aA" are "a" and "A", both uncommon; "aAA" has "a" and "AA").
     word_features = {
         "common_words",
         "other_words",
@@ -244,6 +245,7 @@ def test_features_never_drop_when_text_is_appended(first: str, second: str) -> N
         "other_word_letters_capped",
         "rare_letters",
         "consonant_triples",
+        "uncommon_camel_parts",
     }
     for name, a, b in zip(FEATURE_NAMES, before, after, strict=True):
         if name not in word_features:

@@ -9,7 +9,9 @@ the Unicode blocks). Then:
   ...), and ``int.from_bytes`` turns that into one big integer; a class is that integer
   masked with its flag repeated in every byte, so runs and neighbours are shifts:
   ``x & (x << 8)`` marks a class byte whose predecessor is in the class, and runs are
-  ``x.bit_count() - (x & (x << 8)).bit_count()``;
+  ``x.bit_count() - (x & (x << 8)).bit_count()``; the features its 8 bits have no room
+  for (quotes, brackets, white space, line starts) share one more such translation, as
+  each translation and ``int.from_bytes`` is a pass over the text;
 * classes that are only counted (digits, quotes, rare letters...) get one byte value
   each in a second translation that also drops every character of no such class, so
   each ``bytes.count`` runs over a short string; a third translation, of the non-ASCII
@@ -312,6 +314,9 @@ class _Tables:
     costs_two_or_three: re.Pattern[str]
     emoji_plane_costs_three: re.Pattern[str]
     repeat_mergeable: re.Pattern[str]
+    # The lower-case common words as camelCase parts are written ("valid", "Valid",
+    # "VALID"): a part is common when it is in here, with no ``lower()`` of every part.
+    common_camel_parts: frozenset[bytes]
 
 
 def _class_of_ranges(ranges: list[list[int]]) -> re.Pattern[str]:
@@ -345,7 +350,10 @@ def _tables() -> _Tables:
     path = resources.files("ctxbudget.tokens").joinpath("data/feature_tables.json")
     tables = json.loads(path.read_text("utf-8"))
     return _Tables(
-        common_words=frozenset(word.encode() for word in tables["common_words"]),
+        # Copied from a set, so that the table is sized for its members (1 MB, where one
+        # grown item by item is twice as large): fewer cache misses on every word.
+        common_words=frozenset({word.encode() for word in tables["common_words"]}),
+        common_camel_parts=_camel_spellings(tables["common_words"]),
         han_frequent_or_not_han=re.compile("[" + tables["han_one_token"] + _NOT_HAN + "]+"),
         han_rare=_sparse_runs(tables["han_three_tokens"]),
         han_beyond_everyday=_beyond(tables["han_everyday"]),
@@ -354,6 +362,13 @@ def _tables() -> _Tables:
         emoji_plane_costs_three=_class_of_ranges(tables["emoji_plane_costs_three"]),
         repeat_mergeable=_class_of_ranges(tables["repeat_mergeable"]),
     )
+
+
+def _camel_spellings(common_words: list[str]) -> frozenset[bytes]:
+    """The spellings a camelCase part (``_CAMEL_PART``: lower case, a capital then lower
+    case, or capitals) of each lower-case common word can have."""
+    lower = [w.encode() for w in common_words if w.isascii() and w.isalpha() and w.islower()]
+    return frozenset((*lower, *(w.capitalize() for w in lower), *(w.upper() for w in lower)))
 
 
 def _next_byte(mask: int, flag: int, as_flag: int) -> int:
@@ -404,7 +419,6 @@ def _piece_features(text: str) -> tuple[int, ...]:
     words = data.translate(_WORD_SPLIT).split()
     other_words = list(filterfalse(tables.common_words.__contains__, words))
     other_letters, capped_letters, long_words = _letters(other_words)
-    uncommon_parts = _uncommon_camel_parts(other_words, tables.common_words)
     long_run_letters, rare_in_long, triples_in_long = _long_words(long_words)
     # Every flag one byte on: ``x & previous`` marks class bytes preceded by the class.
     previous = flags << 8
@@ -417,6 +431,18 @@ def _piece_features(text: str) -> tuple[int, ...]:
     double_spaces = spaces & previous
     consonant_pairs = consonants & previous
     punctuation_pairs = punctuation & previous
+    # Each shift is a pass over the text: none where its partner class is absent.
+    case_switches = (
+        (_next_byte(flags & _repeated(_LOWER), _LOWER, _UPPER) & uppercase).bit_count()
+        if uppercase
+        else 0
+    )
+    # The per-word work of mixed-case words only where the masks show there are some.
+    if case_switches or (uppercase and _upper_pair_before_lower(flags, uppercase, previous)):
+        uncommon_parts = _uncommon_camel_parts(other_words, tables.common_camel_parts)
+        mixed_long_letters = _mixed_case_long_word_letters(long_words)
+    else:
+        uncommon_parts = mixed_long_letters = 0
     # "----" is one token, "+-+" three: tell a repeated character from a new one.
     changes = _punctuation_changes(data, punctuation_pairs) if punctuation_pairs else 0
     # Each count once (``bit_count`` is a loop over the integer's digits); classes only
@@ -431,7 +457,9 @@ def _piece_features(text: str) -> tuple[int, ...]:
     newline_count = kinds.count(_KIND_NEWLINE)
     rare_upper = kinds.count(_KIND_RARE_UPPER)
     double_space_count = double_spaces.bit_count()
-    unquoted, quote_repeats = _quote_features(data, punctuation_pairs, changes, quotes)
+    # The first translation's 8 bits are taken: the later features share a second one.
+    more_flags = int.from_bytes(data.translate(_MORE_FLAG_TABLE), "little")
+    unquoted, quote_repeats = _quote_features(data, more_flags, punctuation_pairs, changes, quotes)
     ascii_part = (
         len(words) - len(other_words),
         len(other_words),
@@ -440,28 +468,31 @@ def _piece_features(text: str) -> tuple[int, ...]:
         kinds.count(_KIND_UPPER) + rare_upper,
         kinds.count(_KIND_RARE_LETTER) + rare_upper - rare_in_long,
         (consonant_pairs & (consonant_pairs << 8)).bit_count() - triples_in_long,
-        (_next_byte(flags & _repeated(_LOWER), _LOWER, _UPPER) & uppercase).bit_count(),
+        case_switches,
         digit_count,
         digit_count - (digits & previous).bit_count(),
-        (_next_byte(spaces, _SPACE, _DIGIT) & digits).bit_count(),
+        (_next_byte(spaces, _SPACE, _DIGIT) & digits).bit_count() if digits else 0,
         punctuation_count,
         punctuation_count - pair_count,
         pair_count - changes,
         changes,
         (_next_byte(spaces, _SPACE, _PUNCTUATION) & punctuation).bit_count(),
         quotes,
-        (_next_byte(punctuation, _PUNCTUATION, _NEWLINE) & newlines).bit_count(),
+        (_next_byte(punctuation, _PUNCTUATION, _NEWLINE) & newlines).bit_count() if newlines else 0,
         newline_count,
         newline_count - (newlines & previous).bit_count(),
         kinds.count(_KIND_TAB),
         controls,
         double_space_count - (double_spaces & (double_spaces << 8)).bit_count(),
         double_space_count,
-        data.count(b" \n"),  # a pair that cannot overlap itself: every one is counted
+        # A shift and a bit count cost less than ``bytes.count`` of two bytes.
+        (_next_byte(spaces, _SPACE, _NEWLINE) & newlines).bit_count() if newlines else 0,
         kinds.count(_KIND_CARRIAGE_RETURN),
         long_run_letters,
     )
-    changes_of_whitespace = _whitespace_changes(data, newlines, ascii_part[_BEFORE_LINE_END])
+    changes_of_whitespace = _whitespace_changes(
+        data, more_flags, newlines, ascii_part[_BEFORE_LINE_END]
+    )
     if ascii_only:
         return (
             *ascii_part,
@@ -470,10 +501,10 @@ def _piece_features(text: str) -> tuple[int, ...]:
             uncommon_parts,
             0,
             unquoted,
-            _mixed_case_long_word_letters(long_words),
+            mixed_long_letters,
             quote_repeats,
-            _unindented_lines(data, newlines),
-            _bracket_repeats(data),
+            _unindented_lines(data, more_flags, newlines, previous),
+            _bracket_repeats(more_flags),
         )
     non_ascii = full.translate(None, _ASCII).decode("utf-8", "surrogatepass")
     classes = data.translate(_LEAD_CLASS_TABLE, _ASCII)  # one letter per non-ASCII character
@@ -493,9 +524,10 @@ def _piece_features(text: str) -> tuple[int, ...]:
     leads = int.from_bytes(data.translate(_LEAD_FLAG_TABLE), "little")
     costs = _matched(tables.costs_two_or_three, non_ascii)
     costs_two = _matched(tables.costs_two, non_ascii) if costs else 0
+    non_ascii_flags = flags & _repeated(_NON_ASCII)  # one mask for its three neighbours
     return (
         *ascii_part,
-        (_next_byte(spaces, _SPACE, _NON_ASCII) & flags & _repeated(_NON_ASCII)).bit_count(),
+        (_next_byte(spaces, _SPACE, _NON_ASCII) & non_ascii_flags).bit_count(),
         frequent,
         max(0, han - frequent - rare),
         rare,
@@ -519,37 +551,46 @@ def _piece_features(text: str) -> tuple[int, ...]:
         astral - full.count(b"\xf0\x9f") if astral else 0,
         costs_two,
         costs - costs_two,
-        _punctuation_before_non_ascii(flags),
+        _punctuation_before_non_ascii(non_ascii_flags, punctuation),
         _matched(tables.emoji_plane_costs_three, non_ascii) if astral else 0,
-        _letter_after_non_ascii(flags),
+        _letter_after_non_ascii(non_ascii_flags, flags),
         len(_UNICODE_SPACES.findall(non_ascii)),
         changes_of_whitespace,
         uncommon_parts,
         _unmergeable(other_three_byte, tables.repeat_mergeable, non_ascii),
         unquoted,
-        _mixed_case_long_word_letters(long_words),
+        mixed_long_letters,
         quote_repeats,
-        _unindented_lines(data, newlines),
-        _bracket_repeats(data),
+        _unindented_lines(data, more_flags, newlines, previous),
+        _bracket_repeats(more_flags),
     )
 
 
-def _punctuation_before_non_ascii(flags: int) -> int:
+def _punctuation_before_non_ascii(non_ascii: int, punctuation: int) -> int:
     """Punctuation bytes whose next byte is non-ASCII: the non-ASCII flag (bit 7) moved
     one byte back and onto the punctuation flag (bit 1)."""
-    return (flags >> (8 + 6) & flags & _repeated(_PUNCTUATION)).bit_count()
+    return (non_ascii >> (8 + 6) & punctuation).bit_count()
 
 
-def _letter_after_non_ascii(flags: int) -> int:
+def _letter_after_non_ascii(non_ascii: int, flags: int) -> int:
     """ASCII letters whose previous byte is non-ASCII: the non-ASCII flag (bit 7) moved
     one byte on and onto the lower-case (bit 4) and upper-case (bit 5) flags."""
-    non_ascii = flags & _repeated(_NON_ASCII)
     return ((non_ascii << 5 | non_ascii << 6) & flags & _repeated(_LOWER | _UPPER)).bit_count()
 
 
-def _uncommon_camel_parts(other_words: list[bytes], common: frozenset[bytes]) -> int:
+def _upper_pair_before_lower(flags: int, uppercase: int, previous: int) -> bool:
+    """Whether two capitals are followed by a lower-case letter ("ABc"). A word is of
+    mixed case (neither lower, upper nor title case) exactly when it holds "aB" (a case
+    switch) or "ABc", and letters next to each other are always of one word."""
+    # Capitals after a capital, the upper-case flag (bit 5) moved onto the next byte's
+    # lower-case flag (bit 4).
+    return bool(_next_byte(uppercase & previous, _UPPER, _LOWER) & flags)
+
+
+def _uncommon_camel_parts(other_words: list[bytes], common_parts: frozenset[bytes]) -> int:
     """Parts of the mixed-case words among ``other_words`` (a capital and the lower-case
-    letters after it, or a run of capitals) that are not common words, lower-cased."""
+    letters after it, or a run of capitals) that are not common words, lower-cased
+    (``common_parts`` holds the common words as parts are spelled)."""
     # Three passes in C rather than one in Python.
     mixed = list(
         filterfalse(
@@ -558,11 +599,13 @@ def _uncommon_camel_parts(other_words: list[bytes], common: frozenset[bytes]) ->
     )
     if not mixed:
         return 0
-    parts = b" ".join(_CAMEL_PART.findall(b" ".join(mixed))).lower().split()
-    return len(list(filterfalse(common.__contains__, parts)))
+    parts = _CAMEL_PART.findall(b" ".join(mixed))
+    return len(list(filterfalse(common_parts.__contains__, parts)))
 
 
-def _whitespace_changes(data: bytes, newlines: int, spaces_before_line_end: int) -> int:
+def _whitespace_changes(
+    data: bytes, more_flags: int, newlines: int, spaces_before_line_end: int
+) -> int:
     """ASCII white-space bytes preceded by a different white-space byte other than a
     newline (so that no feature spans a newline): like ``_punctuation_changes``, with
     3-bit ids (1-6): adding 7 to an id, or to the XOR of two, carries into bit 3 exactly
@@ -570,8 +613,10 @@ def _whitespace_changes(data: bytes, newlines: int, spaces_before_line_end: int)
     change is a space before a newline, already counted."""
     if b"\t" not in data and b"\r" not in data and b"\x0b" not in data and b"\x0c" not in data:
         return spaces_before_line_end
-    ids = int.from_bytes(data.translate(_WHITESPACE_IDS), "little")
-    sevens = int.from_bytes(b"\x07" * (len(data) + 1), "little")  # no longer than needed
+    ids = more_flags & _repeated(_WHITESPACE_ID)
+    # Sevens as long as the text, cut from the cached mask rather than built: past its
+    # end ``white`` is 0, and the carries stay inside their byte.
+    sevens = _repeated(0x07) >> 8 * (_PIECE - len(data))
     white = (ids + sevens) >> 3 & sevens
     different = (ids ^ (ids << 8)) + sevens >> 3
     before = white & ~(newlines >> 6)  # the newline flag is bit 6
@@ -579,11 +624,24 @@ def _whitespace_changes(data: bytes, newlines: int, spaces_before_line_end: int)
 
 
 _BEFORE_LINE_END: Final = FEATURE_NAMES.index("spaces_before_line_end")
-_TEXT_FLAGS: Final = bytes(0 if b in b" \t\n\r\x0b\x0c" else _NEWLINE for b in range(256))
-_BRACKETS: Final = bytes(1 if b in b"[]{}`&" else 0 for b in range(256))
-_QUOTE_FLAGS: Final = bytes(_PUNCTUATION if b in b"\"'" else 0 for b in range(256))
 _CAMEL_PART: Final = re.compile(rb"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
-_WHITESPACE_IDS: Final = bytes(b" \t\n\r\x0b\x0c".find(b) + 1 for b in range(256))
+
+# Flag bits of the second translation: a 3-bit id (1-6) of each white-space byte, bit 3
+# left 0 for the carries of ``_whitespace_changes``; quotes, single quotes; text (not
+# white space) on the newline flag's bit, so that ``newlines << 8`` selects the bytes
+# after a newline; brackets.
+_WHITESPACE_ID, _QUOTE, _SINGLE_QUOTE, _TEXT, _BRACKET = 0x07, 0x10, 0x20, _NEWLINE, 0x80
+
+
+def _more_flags(b: int) -> int:
+    flags = b" \t\n\r\x0b\x0c".find(b) + 1 or _TEXT
+    for flag, members in ((_QUOTE, b"\"'"), (_SINGLE_QUOTE, b"'"), (_BRACKET, b"[]{}`&")):
+        if b in members:
+            flags |= flag
+    return flags
+
+
+_MORE_FLAG_TABLE: Final = bytes(_more_flags(b) for b in range(256))
 # With the zero-width no-break space (U+FEFF, a byte order mark): no vocabulary merges it.
 _UNICODE_SPACES: Final = re.compile(
     "[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
@@ -619,34 +677,41 @@ def _punctuation_changes(data: bytes, punctuation_pairs: int) -> int:
 
 
 def _quote_features(
-    data: bytes, punctuation_pairs: int, changes: int, quote_count: int
+    data: bytes, more_flags: int, punctuation_pairs: int, changes: int, quote_count: int
 ) -> tuple[int, int]:
     """``unquoted_punctuation_changes`` and ``quote_repeats``: of the ``changes``, those
     with no quote on either side, and the quotes right after a quote. A pair with a
     quote in it is a change unless both are the same quote (``""``, ``''``: the quote
-    repeats but ``"'`` and ``'"``, which cannot overlap, so ``bytes.count`` finds all)."""
+    repeats, but not in ``"'`` and ``'"``, where the single-quote flag changes)."""
     if not quote_count:
         return changes, 0
-    quotes = int.from_bytes(data.translate(_QUOTE_FLAGS), "little")  # on the punctuation bit
-    repeats = (quotes & quotes << 8).bit_count()
-    with_quote = (punctuation_pairs & (quotes | quotes << 8)).bit_count()
-    same = repeats - data.count(b"\"'") - data.count(b"'\"")
-    return changes - (with_quote - same), repeats
+    quotes = more_flags & _repeated(_QUOTE)
+    after_quote = quotes << 8  # one shift for both uses (a shift costs a pass)
+    quote_pairs = quotes & after_quote
+    repeats = quote_pairs.bit_count()
+    # The quote flag (bit 4) moved onto the punctuation flag (bit 1).
+    with_quote = (punctuation_pairs & (quotes | after_quote) >> 3).bit_count()
+    mixed = 0
+    if b"'" in data and b'"' in data:  # a byte search in C, far cheaper than the masks
+        singles = more_flags & _repeated(_SINGLE_QUOTE)
+        # The single-quote flag (bit 5) where it changes, moved onto the quote flag.
+        mixed = ((singles ^ singles << 8) >> 1 & quote_pairs).bit_count()
+    return changes - (with_quote - (repeats - mixed)), repeats
 
 
-def _unindented_lines(data: bytes, newlines: int) -> int:
-    """Bytes other than white space at the start of the text or after a newline:
-    ``_TEXT_FLAGS`` sets the newline flag (bit 6) on every such byte. Counting the start
-    of the text keeps the feature additive over pieces cut after a newline."""
+def _unindented_lines(data: bytes, more_flags: int, newlines: int, previous: int) -> int:
+    """Bytes other than white space at the start of the text or after a newline: the
+    text flag of ``more_flags`` is the newline flag's bit (6). Counting the start of the
+    text keeps the feature additive over pieces cut after a newline."""
     if not newlines:
-        return 1 if data and _TEXT_FLAGS[data[0]] else 0
-    after_newline = newlines << 8 | _NEWLINE
-    return (int.from_bytes(data.translate(_TEXT_FLAGS), "little") & after_newline).bit_count()
+        return 1 if data and _MORE_FLAG_TABLE[data[0]] & _TEXT else 0
+    after_newline = previous & _repeated(_NEWLINE) | _NEWLINE  # an AND, not a shift
+    return (more_flags & after_newline).bit_count()
 
 
-def _bracket_repeats(data: bytes) -> int:
-    """Bytes of ``_BRACKETS`` right after one."""
-    brackets = int.from_bytes(data.translate(_BRACKETS), "little")
+def _bracket_repeats(more_flags: int) -> int:
+    """Brackets, braces, backquotes and ampersands right after one."""
+    brackets = more_flags & _repeated(_BRACKET)
     return (brackets & brackets << 8).bit_count()
 
 
