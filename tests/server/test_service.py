@@ -9,6 +9,7 @@ import pytest
 
 from ctxbudget.enforce import BudgetConfig
 from ctxbudget.testing.ledger import assistant_message, user
+from ctxbudget.testing.provider import StubProvider
 from tests.server.conftest import MakeProxy, Proxy
 
 BODY = {
@@ -156,13 +157,41 @@ def test_route_without_upstream_says_how_to_configure_it(make_proxy: MakeProxy) 
     assert "--upstream-anthropic" in answer.json()["error"]["message"]
 
 
-@pytest.mark.parametrize("raw", [b"not json", b"[1, 2]"])
-def test_proxy_body_that_is_not_a_json_object_is_a_400(proxy: Proxy, raw: bytes) -> None:
-    answer = proxy.post(
-        "/v1/chat/completions", content=raw, headers={"content-type": "application/json"}
-    )
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"not json",
+        b"[1, 2]",
+        b"",
+        b"[" * 100_000 + b"]" * 100_000,  # deeper than the json module goes: RecursionError
+        b'{"model": "m", "messages": [{"role": "user", "content": "\xff"}]}',  # not UTF-8
+        b'{"model": "m", "messages": [{"role": "user", "content": "hi"}], "temperature": NaN}',
+        b'{"model": "m", "messages": [{"role": "user", "content": "\\ud800"}]}',
+    ],
+)
+@pytest.mark.parametrize("route", ["/v1/chat/completions", "/v1/messages"])
+def test_proxy_body_that_is_not_a_json_object_is_a_400_and_never_sent(
+    proxy: Proxy, stub: tuple[StubProvider, str], route: str, raw: bytes
+) -> None:
+    """Hostile bodies (too deep, not UTF-8, NaN, an unpaired surrogate) are refused in the
+    provider's shape, never a 500, and never reach the upstream."""
+    provider, _ = stub
+    before = len(provider.calls)
+    answer = proxy.post(route, content=raw, headers={"content-type": "application/json"})
+    assert answer.status_code == 400
+    assert json.dumps(answer.json()).count("format_error") >= 1
+    assert len(provider.calls) == before
+
+
+def test_service_body_the_framework_cannot_parse_is_a_format_error(proxy: Proxy) -> None:
+    """The framework's own refusals come in the service's error shape with a code."""
+    deep = b'{"texts": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    answer = proxy.post("/count", content=deep, headers={"content-type": "application/json"})
     assert answer.status_code == 400
     assert answer.json()["error"]["code"] == "format_error"
+    unknown = proxy.get("/no/such/path")
+    assert unknown.status_code == 404
+    assert unknown.json()["error"]["code"] == "not_found"
 
 
 def test_fit_uses_the_servers_budget_by_default(make_proxy: MakeProxy) -> None:

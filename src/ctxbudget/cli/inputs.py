@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import tomllib
 from collections.abc import Mapping
@@ -10,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxbudget.errors import ConfigError, FormatError, InputUnreadableError, OutputUnwritableError
+from ctxbudget.formats import decode_json
 
 __all__ = [
     "check_directory",
@@ -103,17 +103,8 @@ def write_text(path: str, text: str) -> None:
 
 
 def parse_json(text: str, where: str) -> Any:
-    """JSON from ``text``; the error names ``where`` and the spot."""
-    if not text.strip():
-        raise FormatError(f"{where} is empty; it should hold JSON")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise FormatError(
-            f"{where} is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
-        ) from error
-    except RecursionError as error:
-        raise FormatError(f"{where} is nested too deeply to be read as JSON") from error
+    """JSON from ``text``; the error names ``where`` and the spot (``formats.decode_json``)."""
+    return decode_json(text, where)
 
 
 def read_json(path: str) -> Any:

@@ -15,6 +15,7 @@ from ctxbudget.errors import FormatError
 from ctxbudget.formats import _skeleton, anthropic, openai, openai_responses
 from ctxbudget.formats._skeleton import MAX_NESTING
 from ctxbudget.formats.cache import DEFAULT_CACHE_BYTES, RequestCache, shared_cache
+from ctxbudget.formats.decoding import decode_json
 from ctxbudget.formats.metering import PENDING, input_cap, meter_request, output_reserve
 from ctxbudget.formats.request import FormatName, Request, Turn
 
@@ -30,6 +31,7 @@ __all__ = [
     "Turn",
     "add_system_section",
     "anthropic",
+    "decode_json",
     "detect_format",
     "input_cap",
     "meter_request",

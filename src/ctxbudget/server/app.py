@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from importlib import metadata
-from typing import Any
+from typing import Any, Final
 
 import httpx
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -188,8 +189,29 @@ def _add_error_handlers(app: FastAPI) -> None:
         )
         return await ctxbudget_error(request, FormatError(f"invalid request body ({problems})"))
 
+    async def framework_error(request: Request, error: Exception) -> Response:
+        # The framework's own refusals (a body it cannot parse, an unknown path or method)
+        # in the service's error shape, like every other error.
+        assert isinstance(error, StarletteHTTPException)
+        if error.status_code == 400:
+            problem = FormatError(
+                "the request body is not JSON the service can read (invalid, or nested "
+                "too deeply); send a JSON object"
+            )
+            return await ctxbudget_error(request, problem)
+        code = _FRAMEWORK_CODES.get(error.status_code, "http_error")
+        return JSONResponse(
+            {"error": {"code": code, "message": str(error.detail)}},
+            status_code=error.status_code,
+            headers=error.headers,
+        )
+
     app.add_exception_handler(CtxBudgetError, ctxbudget_error)
     app.add_exception_handler(RequestValidationError, invalid_body)
+    app.add_exception_handler(StarletteHTTPException, framework_error)
+
+
+_FRAMEWORK_CODES: Final = {404: "not_found", 405: "method_not_allowed"}
 
 
 def _version() -> str:

@@ -34,7 +34,7 @@ from ctxbudget.errors import (
     RouteNotConfiguredError,
     UpstreamBadResponseError,
 )
-from ctxbudget.formats import Request, parse_request
+from ctxbudget.formats import Request, decode_json, parse_request
 from ctxbudget.ledger import check_session_id
 from ctxbudget.server.dialects import Dialect, StreamCollector, answer_of, request_header
 from ctxbudget.server.mirror import cached_units
@@ -77,10 +77,7 @@ class _Call:
 async def _prepare(
     scope: Scope, headers: Headers, raw: bytes, dialect: Dialect, state: ServerState
 ) -> _Call:
-    try:
-        body = json.loads(raw)
-    except ValueError:
-        raise FormatError("the request body is not valid JSON; send a JSON object") from None
+    body = decode_json(raw, "the request body")
     if not isinstance(body, dict):
         raise FormatError("the request body must be a JSON object")
     base = state.settings.upstreams.get(dialect.upstream)
@@ -197,7 +194,7 @@ def _checked_answer(raw: bytes, status: int) -> Mapping[str, Any] | None:
     already in the provider's shape (passed on untouched); an error otherwise."""
     try:
         decoded = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # a body nested too deeply is not one to read
         decoded = None
     if 400 <= status < 500 or (
         status >= 500 and isinstance(decoded, Mapping) and "error" in decoded
@@ -272,12 +269,13 @@ async def _relay(
 def _log_stream(
     collector: StreamCollector, dialect: Dialect, state: ServerState, call: _Call
 ) -> None:
-    items, usage = collector.result()
-
     async def log() -> None:
         try:
+            # Assembled here, so that a stream the upstream garbled (tool-call arguments
+            # that are not JSON) is reported, not raised into the finished answer.
+            items, usage = collector.result()
             await _record(dialect, state, call, items, usage, None)
-        except (FormatError, KeyError, TypeError, ValueError) as exc:
+        except (FormatError, KeyError, TypeError, ValueError, RecursionError) as exc:
             _log.warning("ctxbudget proxy: stream of %s not logged: %s", call.session_id, exc)
 
     state.recorder.expect(call.session_id)

@@ -57,6 +57,6 @@ def _parse_block(block: str) -> ServerEvent | None:
     raw = "\n".join(data_lines)
     try:
         data = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # kept as raw text, as data that is not JSON
         data = None
     return ServerEvent(name, data, raw)
