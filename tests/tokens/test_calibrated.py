@@ -151,18 +151,12 @@ def test_other_scripts_and_symbols() -> None:
     assert found["space_before_non_ascii"] == 4  # before Α é ─ 😀
 
 
-NEW_FEATURES = (
-    "punctuation_before_non_ascii",
-    "emoji_plane_costs_three",
-    "letter_after_non_ascii",
-    "unicode_spaces",
-    "whitespace_changes",
-    "uncommon_camel_parts",
-    "other_three_byte_unmergeable",
-    "unquoted_punctuation_changes",
-    "mixed_case_long_word_letters",
-    "quote_repeats",
-    "bracket_repeats",
+# The features added for what ordinary text lacks (after costs_three), but the line starts,
+# which every text with a line has and the known answers below leave out.
+NEW_FEATURES = tuple(
+    name
+    for name in FEATURE_NAMES[FEATURE_NAMES.index("costs_three") + 1 :]
+    if name != "unindented_lines"
 )
 
 
