@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -52,6 +52,28 @@ def stub() -> Iterator[tuple[StubProvider, str]]:
 
 
 MakeProxy = Callable[..., Proxy]
+
+SDK = TypeVar("SDK")
+
+
+def sdk_connector(
+    sdk: Callable[..., SDK], key: str, http_client: Any, path: str = ""
+) -> Callable[..., SDK]:
+    """``connect(proxy, session=None)``: an official SDK client (``openai.OpenAI``,
+    ``anthropic.Anthropic``) on ``proxy.url + path``, naming the session when given, with
+    no retries (a test sees every answer) and the module's shared HTTP client."""
+
+    def connect(proxy: Proxy, session: str | None = None) -> SDK:
+        headers = {"X-Ctxbudget-Session": session} if session else None
+        return sdk(
+            api_key=key,
+            base_url=proxy.url + path,
+            default_headers=headers,
+            max_retries=0,
+            http_client=http_client,
+        )
+
+    return connect
 
 
 @contextmanager

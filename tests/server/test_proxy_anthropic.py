@@ -11,7 +11,7 @@ import pytest
 
 from ctxbudget.enforce import BudgetConfig
 from ctxbudget.testing.provider import OUTPUT_TOKENS, StubProvider, prompt_tokens
-from tests.server.conftest import MakeProxy, Proxy
+from tests.server.conftest import MakeProxy, Proxy, sdk_connector
 
 KEY = "sk-ant-test-secret-0123456789"
 TOOLS = [
@@ -35,18 +35,7 @@ def sdk_http() -> Iterator[Any]:
 @pytest.fixture
 def client(sdk_http: Any) -> Connect:
     """Opens SDK clients on a proxy (``client(proxy, session)``) over the module's HTTP client."""
-
-    def connect(proxy: Proxy, session: str | None = None) -> anthropic.Anthropic:
-        headers = {"X-Ctxbudget-Session": session} if session else None
-        return anthropic.Anthropic(
-            api_key=KEY,
-            base_url=proxy.url,
-            default_headers=headers,
-            max_retries=0,
-            http_client=sdk_http,
-        )
-
-    return connect
+    return sdk_connector(anthropic.Anthropic, KEY, sdk_http)
 
 
 def ask(sdk: anthropic.Anthropic, messages: list[Any], **kwargs: Any) -> Any:

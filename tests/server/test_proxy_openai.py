@@ -14,7 +14,7 @@ import pytest
 
 from ctxbudget.enforce import BudgetConfig
 from ctxbudget.testing.provider import OUTPUT_TOKENS, StubProvider, free_port, prompt_tokens
-from tests.server.conftest import MakeProxy, Proxy
+from tests.server.conftest import MakeProxy, Proxy, sdk_connector
 
 KEY = "sk-test-secret-key-0123456789"
 TOOLS = [
@@ -42,18 +42,7 @@ def sdk_http() -> Iterator[Any]:
 @pytest.fixture
 def client(sdk_http: Any) -> Connect:
     """Opens SDK clients on a proxy (``client(proxy, session)``) over the module's HTTP client."""
-
-    def connect(proxy: Proxy, session: str | None = None) -> openai.OpenAI:
-        headers = {"X-Ctxbudget-Session": session} if session else None
-        return openai.OpenAI(
-            api_key=KEY,
-            base_url=proxy.url + "/v1",
-            default_headers=headers,
-            max_retries=0,
-            http_client=sdk_http,
-        )
-
-    return connect
+    return sdk_connector(openai.OpenAI, KEY, sdk_http, "/v1")
 
 
 def conversation(*turns: str) -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ import pytest
 
 from ctxbudget.enforce import BudgetConfig
 from ctxbudget.testing.provider import OUTPUT_TOKENS, StubProvider, prompt_tokens
-from tests.server.conftest import MakeProxy, Proxy
+from tests.server.conftest import MakeProxy, Proxy, sdk_connector
 
 KEY = "sk-test-responses-0123456789"
 TOOLS = [
@@ -34,18 +34,8 @@ def sdk_http() -> Iterator[Any]:
 
 @pytest.fixture
 def client(sdk_http: Any) -> Connect:
-    """Opens SDK clients on a proxy (``client(proxy, session)``)."""
-
-    def connect(proxy: Proxy, session: str) -> openai.OpenAI:
-        return openai.OpenAI(
-            api_key=KEY,
-            base_url=proxy.url + "/v1",
-            default_headers={"X-Ctxbudget-Session": session},
-            max_retries=0,
-            http_client=sdk_http,
-        )
-
-    return connect
+    """Opens SDK clients on a proxy (``client(proxy, session)``) over the module's HTTP client."""
+    return sdk_connector(openai.OpenAI, KEY, sdk_http, "/v1")
 
 
 def test_answer_passes_through_and_its_usage_anchors_the_session(
