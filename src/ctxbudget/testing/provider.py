@@ -33,7 +33,7 @@ import socket
 import threading
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -72,6 +72,16 @@ def prompt_tokens(raw: bytes) -> int:
     return max(1, len(raw) // 2)
 
 
+class _Asked(NamedTuple):
+    """A call a route answers: its bytes and body, its model, and what to answer."""
+
+    raw: bytes
+    body: dict[str, Any]
+    model: str
+    call: dict[str, Any] | None
+    text: str
+
+
 @dataclass
 class StubProvider:
     """The stub's state: calls received, and knobs for the slow and chunked answers.
@@ -101,6 +111,17 @@ class StubProvider:
             self.calls.append(ReceivedCall(request.url.path, dict(request.headers), raw))
         return raw, json.loads(raw)
 
+    async def _asked(self, request: Request, shape: str, format: str) -> _Asked | Response:
+        """What every route starts with: the call kept, its body, model, the tool call
+        to answer with (``stub-tool``) and the answer's text; or the failure the model
+        asks for, in the route's error ``shape``."""
+        raw, body = await self._received(request)
+        model = str(body.get("model", ""))
+        failed = await self._failure(model, shape)
+        if failed is not None:
+            return failed
+        return _Asked(raw, body, model, _tool_call(body, format), _answer_text(raw))
+
     async def _failure(self, model: str, shape: str) -> Response | None:
         if model == "stub-slow":
             await asyncio.sleep(self.slow_seconds)
@@ -117,13 +138,10 @@ class StubProvider:
         return None
 
     async def _chat(self, request: Request) -> Response:
-        raw, body = await self._received(request)
-        model = str(body.get("model", ""))
-        failed = await self._failure(model, "openai")
-        if failed is not None:
-            return failed
-        call = _tool_call(body, "openai")
-        text = _answer_text(raw)
+        asked = await self._asked(request, "openai", "openai")
+        if isinstance(asked, Response):
+            return asked
+        raw, body, model, call, text = asked
         usage = {
             "prompt_tokens": prompt_tokens(raw),
             "completion_tokens": OUTPUT_TOKENS,
@@ -150,13 +168,10 @@ class StubProvider:
         return JSONResponse(answer)
 
     async def _messages(self, request: Request) -> Response:
-        raw, body = await self._received(request)
-        model = str(body.get("model", ""))
-        failed = await self._failure(model, "anthropic")
-        if failed is not None:
-            return failed
-        call = _tool_call(body, "anthropic")
-        text = _answer_text(raw)
+        asked = await self._asked(request, "anthropic", "anthropic")
+        if isinstance(asked, Response):
+            return asked
+        raw, body, model, call, text = asked
         usage = {
             "input_tokens": prompt_tokens(raw),
             "output_tokens": OUTPUT_TOKENS,
@@ -179,13 +194,10 @@ class StubProvider:
         return JSONResponse(message)
 
     async def _responses(self, request: Request) -> Response:
-        raw, body = await self._received(request)
-        model = str(body.get("model", ""))
-        failed = await self._failure(model, "openai")
-        if failed is not None:
-            return failed
-        call = _tool_call(body, "openai-responses")
-        text = _answer_text(raw)
+        asked = await self._asked(request, "openai", "openai-responses")
+        if isinstance(asked, Response):
+            return asked
+        raw, body, model, call, text = asked
         output: list[dict[str, Any]] = (
             [call]
             if call
