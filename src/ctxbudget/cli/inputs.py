@@ -14,7 +14,6 @@ from ctxbudget.formats import decode_json
 __all__ = [
     "check_directory",
     "check_writable",
-    "parse_json",
     "read_config_file",
     "read_events",
     "read_json",
@@ -102,14 +101,9 @@ def write_text(path: str, text: str) -> None:
         ) from error
 
 
-def parse_json(text: str, where: str) -> Any:
-    """JSON from ``text``; the error names ``where`` and the spot (``formats.decode_json``)."""
-    return decode_json(text, where)
-
-
 def read_json(path: str) -> Any:
     """A JSON document from a file or standard input."""
-    return parse_json(read_text(path), repr(path))
+    return decode_json(read_text(path), repr(path))
 
 
 _JSON_KINDS = {list: "list", str: "string", int: "number", float: "number", bool: "boolean"}
@@ -128,7 +122,7 @@ def read_events(path: str) -> list[Any]:
     """Events from a JSON list or from JSON lines."""
     text = read_text(path)
     if text.lstrip().startswith("["):
-        loaded = parse_json(text, repr(path))
+        loaded = decode_json(text, repr(path))
         return list(loaded)
     lines = enumerate(text.splitlines(), 1)
-    return [parse_json(line, f"{path!r} line {n}") for n, line in lines if line.strip()]
+    return [decode_json(line, f"{path!r} line {n}") for n, line in lines if line.strip()]
