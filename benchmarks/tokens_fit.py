@@ -157,7 +157,8 @@ def probes() -> list[tuple[str, list[str]]]:
         ("common_words", [" ab" * 10_000, " the" * 10_000]),
         ("newline_runs", ["\n\u00a0" * 20_000]),
         ("other_two_byte", [_words(rng, 0x621, 0x64A, 20_000), _words(rng, 0x5D0, 0x5EA, 20_000)]),
-        ("other_three_byte", ["\u2500" * 1000, "\u2550" * 1000, "\u2014" * 1000]),
+        ("far_merging_repeats", ["\u2500" * 1000, "\u2014" * 1000, "\u2026" * 1000]),
+        ("other_three_byte", ["\u2550" * 1000, "\u2501" * 1000, "\u2588" * 1000]),
         ("other_three_byte_unmergeable", ["\u200b" * 1000, "\u2060" * 1000, "\u251c" * 1000]),
         (
             "other_three_byte_runs",
@@ -218,6 +219,7 @@ RARE_FEATURES = frozenset(
         "mixed_case_long_word_letters",
         "quote_repeats",
         "bracket_repeats",
+        "far_merging_repeats",
     )
 )
 COUNT_CACHE = os.environ.get("TOKENS_FIT_CACHE", "")

@@ -146,6 +146,20 @@ def repeat_mergeable(counters: list[Any]) -> list[list[int]]:
     )
 
 
+def repeat_far(counters: list[Any]) -> list[list[int]]:
+    """The ``repeat_mergeable`` code points every vocabulary merges far: 64 in a row cost
+    at most eight tokens ("────", "————", "……"). Their repeats are priced apart from
+    the other three-byte characters, whose worst case ("════": two a token in cl100k)
+    would price a rule of "─" at four times its cost."""
+    return _ranges(
+        [
+            cp
+            for cp in (*range(0x800, 0x3000), *range(0xE000, 0xF000))
+            if all(c.count(chr(cp) * 64) <= 8 for c in counters)
+        ]
+    )
+
+
 def _o200k_count() -> Any:
     import bpe_openai
 
@@ -179,6 +193,7 @@ def main() -> None:
         "costs_three": costs_three,
         "emoji_plane_costs_three": emoji_plane_costs_three(all_four),
         "repeat_mergeable": repeat_mergeable(all_four),
+        "repeat_far": repeat_far(all_four),
     }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(tables, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")

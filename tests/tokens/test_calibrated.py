@@ -144,7 +144,8 @@ def test_other_scripts_and_symbols() -> None:
     assert found["greek_cyrillic_uppercase"] == 4  # П, Α, Β, Γ
     assert found["latin_extended"] == 1
     assert found["two_byte_runs"] == 3
-    assert found["other_three_byte"] == 3
+    assert found["other_three_byte"] == 1  # the two repeats of "─" are far_merging_repeats
+    assert found["far_merging_repeats"] == 2
     assert found["other_three_byte_runs"] == 1
     assert found["astral"] == 1
     assert found["controls"] == 1
@@ -169,7 +170,15 @@ NEW_FEATURES = tuple(
         ("a\u3000b\u00a0c", {"letter_after_non_ascii": 2, "unicode_spaces": 2}),
         ("\t \r\n x", {"whitespace_changes": 3}),  # \t-space, space-\r, \r-\n; none after \n
         ("validFlags RzWZRz", {"uncommon_camel_parts": 3}),  # "Rz" "WZ" "Rz"
-        ("\u2500" * 8 + "\u251c\u200b", {"other_three_byte_unmergeable": 2}),
+        (
+            "\u2500" * 8 + "\u251c\u200b",
+            {"other_three_byte_unmergeable": 2, "far_merging_repeats": 7},
+        ),
+        # Only a repeat right after the same character: ASCII or "═" between breaks it.
+        (
+            "a\u2500\u2500b\u2500\u2014\u2014\u2550\u2550",
+            {"far_merging_repeats": 2, "letter_after_non_ascii": 1},
+        ),
         ('{"a":"b"} f(-a);', {"unquoted_punctuation_changes": 2}),  # "(-", ");"
         ("Get" + "Value" * 3 + "Id", {"mixed_case_long_word_letters": 4}),  # 20 letters
         ('""" x', {"quote_repeats": 2}),

@@ -101,7 +101,9 @@ ANY_TEXT = st.lists(PIECES, min_size=1, max_size=4).map("".join)
     strict=True,
 )
 @settings(
-    max_examples=250,
+    # Failures are about 1 % of drawn examples (docs/tokens.md): 250 fixed examples can
+    # miss them all, so the check draws enough to see the property as it is.
+    max_examples=1000,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],
@@ -221,6 +223,35 @@ def _stdlib_chunks() -> list[str]:
         source = (stdlib / name).read_text(encoding="utf-8")
         chunks += [source[i : i + 6000] for i in range(0, min(len(source), 30_000), 6000)]
     return chunks
+
+
+def _box_drawn_table() -> str:
+    """A table drawn with box-drawing characters, Chinese in its cells (as the fortune
+    files and many CLI tools print them)."""
+    widths = (12, 30, 8)
+
+    def rule(left: str, middle: str, right: str) -> str:
+        return "    " + left + middle.join("\u2500" * w for w in widths) + right + "\n"
+
+    rows = [("命令", "说明", "状态"), ("ls -a", "显示目录内容（包含所有文件）", "ok")] * 10
+    out = rule("┌", "┬", "┐")
+    for i, cells in enumerate(rows):
+        out += "    │" + "│".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)) + "│\n"
+        out += rule("├", "┼", "┤") if i < len(rows) - 1 else rule("└", "┴", "┘")
+    return out
+
+
+def test_rules_of_box_drawing_are_not_priced_at_the_worst_case_of_other_symbols() -> None:
+    """Every vocabulary merges eight or more "─" to a token, where "═" costs a token every
+    two characters in cl100k: each profile within 25 % of its own tokenizer on a drawn
+    table (cl100k's profile was 66 % over, generic 62 % over the largest count, when "─"
+    was priced as any other three-byte symbol)."""
+    table = _box_drawn_table()
+    exact = {name: count(table) for name, count in vocabularies().items()}
+    for vocabulary, profile in PROFILE_OF.items():
+        assert CalibratedCounter(profile).count(table) <= 1.25 * exact[vocabulary], profile
+    assert CalibratedCounter("generic").count(table) <= 1.25 * max(exact.values())
+    assert_not_fooled(table)
 
 
 def test_generic_stays_within_ten_percent_of_the_largest_vocabulary_on_code() -> None:

@@ -111,6 +111,7 @@ FEATURE_NAMES: Final = (
     "quote_repeats",
     "unindented_lines",
     "bracket_repeats",
+    "far_merging_repeats",
 )
 """Feature order, shared by ``text_features`` and every profile.
 
@@ -176,6 +177,10 @@ after a quote, which some vocabularies do not merge as they merge "----".
 their end: their newline is a token of its own, where indentation would merge with it.
 ``bracket_repeats``: a bracket, brace, backquote or ampersand right after one of them
 ("[[[[", "}}}}"), which vocabularies merge two by two at best ("----" merges by 16).
+``far_merging_repeats``: a character of ``repeat_far`` (``data/feature_tables.json``:
+"─", "—", "…", which every vocabulary merges eight or more to a token) right after the
+same one; these repeats are left out of ``other_three_byte``, whose worst case ("═",
+two to a token in cl100k) would price a rule of "─" at four times its cost.
 """
 
 _ASCII_PUNCTUATION: Final = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
@@ -314,6 +319,8 @@ class _Tables:
     costs_two_or_three: re.Pattern[str]
     emoji_plane_costs_three: re.Pattern[str]
     repeat_mergeable: re.Pattern[str]
+    # A character of ``repeat_far`` and its repeats, as one match.
+    repeat_far: re.Pattern[str]
     # The lower-case common words as camelCase parts are written ("valid", "Valid",
     # "VALID"): a part is common when it is in here, with no ``lower()`` of every part.
     common_camel_parts: frozenset[bytes]
@@ -361,7 +368,14 @@ def _tables() -> _Tables:
         costs_two_or_three=_class_of_ranges(tables["costs_two"] + tables["costs_three"]),
         emoji_plane_costs_three=_class_of_ranges(tables["emoji_plane_costs_three"]),
         repeat_mergeable=_class_of_ranges(tables["repeat_mergeable"]),
+        repeat_far=_runs_of_one(tables["repeat_far"]),
     )
+
+
+def _runs_of_one(ranges: list[list[int]]) -> re.Pattern[str]:
+    """Runs of one character of ``ranges`` (a class first, so the search skips to it)."""
+    members = "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges)
+    return re.compile(f"([{members}])\\1*")
 
 
 def _camel_spellings(common_words: list[str]) -> frozenset[bytes]:
@@ -505,6 +519,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
             quote_repeats,
             _unindented_lines(data, more_flags, newlines, previous),
             _bracket_repeats(more_flags),
+            0,
         )
     non_ascii = full.translate(None, _ASCII).decode("utf-8", "surrogatepass")
     classes = data.translate(_LEAD_CLASS_TABLE, _ASCII)  # one letter per non-ASCII character
@@ -521,6 +536,8 @@ def _piece_features(text: str) -> tuple[int, ...]:
     other_two_byte = classes.count(b"2")
     other_three_byte = classes.count(b"3")
     astral = classes.count(b"4")
+    mergeable = _matched(tables.repeat_mergeable, non_ascii) if other_three_byte else 0
+    far_repeats = _far_repeats(tables.repeat_far, text, non_ascii) if mergeable else 0
     leads = int.from_bytes(data.translate(_LEAD_FLAG_TABLE), "little")
     costs = _matched(tables.costs_two_or_three, non_ascii)
     costs_two = _matched(tables.costs_two, non_ascii) if costs else 0
@@ -545,7 +562,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
         + greek_cyrillic
         + other_two_byte
         - _pairs(leads & _repeated(_TWO_BYTE_LEAD)),
-        other_three_byte,
+        other_three_byte - far_repeats,
         other_three_byte - _pairs(leads & _repeated(_OTHER_THREE_BYTE_LEAD)),
         astral,
         astral - full.count(b"\xf0\x9f") if astral else 0,
@@ -557,12 +574,13 @@ def _piece_features(text: str) -> tuple[int, ...]:
         len(_UNICODE_SPACES.findall(non_ascii)),
         changes_of_whitespace,
         uncommon_parts,
-        _unmergeable(other_three_byte, tables.repeat_mergeable, non_ascii),
+        other_three_byte - mergeable,
         unquoted,
         mixed_long_letters,
         quote_repeats,
         _unindented_lines(data, more_flags, newlines, previous),
         _bracket_repeats(more_flags),
+        far_repeats,
     )
 
 
@@ -648,9 +666,17 @@ _UNICODE_SPACES: Final = re.compile(
 )
 
 
-def _unmergeable(three_byte: int, mergeable: re.Pattern[str], non_ascii: str) -> int:
-    """Of the ``three_byte`` characters of ``non_ascii``, those ``mergeable`` does not match."""
-    return three_byte - _matched(mergeable, non_ascii) if three_byte else 0
+def _far_repeats(runs: re.Pattern[str], text: str, non_ascii: str) -> int:
+    """Repeats of ``runs`` in ``text``, looked for in the whole text only when its
+    non-ASCII characters alone hold some (a repeat in the text is one there too)."""
+    return _repeats(runs, text) if _repeats(runs, non_ascii) else 0
+
+
+def _repeats(runs: re.Pattern[str], text: str) -> int:
+    """Characters of ``text`` that repeat the one before them, in the runs ``runs``
+    matches (each run's first character is not a repeat)."""
+    rest, count = runs.subn("", text)
+    return len(text) - len(rest) - count
 
 
 def _matched(pattern: re.Pattern[str], text: str) -> int:
