@@ -157,7 +157,7 @@ def test_other_scripts_and_symbols() -> None:
 NEW_FEATURES = tuple(
     name
     for name in FEATURE_NAMES[FEATURE_NAMES.index("costs_three") + 1 :]
-    if name != "unindented_lines"
+    if name not in ("unindented_lines", "punctuation_line_starts")
 )
 
 
@@ -184,11 +184,22 @@ NEW_FEATURES = tuple(
         ('""" x', {"quote_repeats": 2}),
         ("x[[[y]]", {"bracket_repeats": 3}),
         ("\ufeffa", {"unicode_spaces": 1, "letter_after_non_ascii": 1}),
+        # JSON and C escapes, a token each; a lone backslash or "\\x" is none.
+        (
+            '{"a":"x\\ny\\"z\\\\ \\x \\/"}',
+            {"escape_sequences": 4, "unquoted_punctuation_changes": 1},
+        ),  # "\\/"
     ],
 )
 def test_features_for_what_ordinary_text_lacks(text: str, expected: dict[str, int]) -> None:
     found = features(text)
     assert {n: found[n] for n in NEW_FEATURES if n in found} == expected
+
+
+def test_lines_starting_with_punctuation_are_counted_the_first_one_too() -> None:
+    found = features("# comment\n[section]\n  indented\nword\n-flag")
+    assert found["punctuation_line_starts"] == 3  # "#", "[", "-"
+    assert found["unindented_lines"] == 4
 
 
 def test_blank_lines_are_one_newline_run() -> None:

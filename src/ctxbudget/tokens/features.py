@@ -112,6 +112,8 @@ FEATURE_NAMES: Final = (
     "unindented_lines",
     "bracket_repeats",
     "far_merging_repeats",
+    "escape_sequences",
+    "punctuation_line_starts",
 )
 """Feature order, shared by ``text_features`` and every profile.
 
@@ -181,6 +183,12 @@ their end: their newline is a token of its own, where indentation would merge wi
 "─", "—", "…", which every vocabulary merges eight or more to a token) right after the
 same one; these repeats are left out of ``other_three_byte``, whose worst case ("═",
 two to a token in cl100k) would price a rule of "─" at four times its cost.
+``escape_sequences``: a backslash and the character it escapes in JSON and C strings
+(``\\n``, ``\\t``, ``\\r``, ``\\"``, ``\\\\``, ``\\/``), one token in every vocabulary, where a
+backslash and a one-letter word would cost two (tool-call arguments are JSON).
+``punctuation_line_starts``: lines (the first one too) that start with punctuation
+(``#`` comments, ``[section]`` headers, ``<tag>``, ``- item``), which merges neither with
+the newline before it nor, in comments, with the word after it.
 """
 
 _ASCII_PUNCTUATION: Final = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
@@ -504,6 +512,12 @@ def _piece_features(text: str) -> tuple[int, ...]:
         kinds.count(_KIND_CARRIAGE_RETURN),
         long_run_letters,
     )
+    after_newline = previous & _repeated(_NEWLINE) | _NEWLINE  # an AND, not a shift
+    line_starts = (
+        _unindented_lines(data, more_flags, newlines, after_newline),
+        (after_newline >> 5 & punctuation).bit_count(),  # the newline flag, bit 6, onto bit 1
+    )
+    escapes = len(_ESCAPE.findall(data)) if b"\\" in data else 0
     changes_of_whitespace = _whitespace_changes(
         data, more_flags, newlines, ascii_part[_BEFORE_LINE_END]
     )
@@ -517,9 +531,11 @@ def _piece_features(text: str) -> tuple[int, ...]:
             unquoted,
             mixed_long_letters,
             quote_repeats,
-            _unindented_lines(data, more_flags, newlines, previous),
+            line_starts[0],
             _bracket_repeats(more_flags),
             0,
+            escapes,
+            line_starts[1],
         )
     non_ascii = full.translate(None, _ASCII).decode("utf-8", "surrogatepass")
     classes = data.translate(_LEAD_CLASS_TABLE, _ASCII)  # one letter per non-ASCII character
@@ -578,9 +594,11 @@ def _piece_features(text: str) -> tuple[int, ...]:
         unquoted,
         mixed_long_letters,
         quote_repeats,
-        _unindented_lines(data, more_flags, newlines, previous),
+        line_starts[0],
         _bracket_repeats(more_flags),
         far_repeats,
+        escapes,
+        line_starts[1],
     )
 
 
@@ -643,6 +661,7 @@ def _whitespace_changes(
 
 _BEFORE_LINE_END: Final = FEATURE_NAMES.index("spaces_before_line_end")
 _CAMEL_PART: Final = re.compile(rb"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_ESCAPE: Final = re.compile(rb'\\[nrt"\\/]')
 
 # Flag bits of the second translation: a 3-bit id (1-6) of each white-space byte, bit 3
 # left 0 for the carries of ``_whitespace_changes``; quotes, single quotes; text (not
@@ -725,13 +744,13 @@ def _quote_features(
     return changes - (with_quote - (repeats - mixed)), repeats
 
 
-def _unindented_lines(data: bytes, more_flags: int, newlines: int, previous: int) -> int:
-    """Bytes other than white space at the start of the text or after a newline: the
-    text flag of ``more_flags`` is the newline flag's bit (6). Counting the start of the
-    text keeps the feature additive over pieces cut after a newline."""
+def _unindented_lines(data: bytes, more_flags: int, newlines: int, after_newline: int) -> int:
+    """Bytes other than white space at the start of the text or after a newline
+    (``after_newline``: the newline flag, bit 6, on the byte after each newline and on
+    the first byte): the text flag of ``more_flags`` is that bit. Counting the start of
+    the text keeps the feature additive over pieces cut after a newline."""
     if not newlines:
         return 1 if data and _MORE_FLAG_TABLE[data[0]] & _TEXT else 0
-    after_newline = previous & _repeated(_NEWLINE) | _NEWLINE  # an AND, not a shift
     return (more_flags & after_newline).bit_count()
 
 
