@@ -241,6 +241,21 @@ def fitting_samples(corpus: str) -> list[Sample]:
     )
 
 
+PROSE_AND_CODE_WEIGHT = 3.0
+"""How much more a sample of prose, code, logs, data or agent traffic weighs in the fit
+than a translation catalog or a generated adversarial text: those keep the profiles
+general and the guard honest (its floors do not depend on them), but where a linear
+price cannot fit every script and every soup at once, the compromise favours the text
+agents send."""
+
+
+def sample_weights(samples: list[Sample]) -> list[float]:
+    return [
+        1.0 if s["category"].startswith(("locale_", "adversarial_")) else PROSE_AND_CODE_WEIGHT
+        for s in samples
+    ]
+
+
 def reference_counts(texts: list[str]) -> dict[str, list[int]]:
     """Counts of every text by every reference tokenizer, cached in ``COUNT_CACHE``
     (a JSON file, when the environment names one) by a hash of the text."""
@@ -264,6 +279,7 @@ def reference_counts(texts: list[str]) -> dict[str, list[int]]:
 def main(corpus: str) -> None:
     samples = fitting_samples(corpus)
     texts = [s["text"] for s in samples]
+    weights = sample_weights(samples)
     counts = reference_counts(texts)
     counters = reference_counters()
     described = (
@@ -272,7 +288,7 @@ def main(corpus: str) -> None:
     )
     for profile, tokenizer in OWN_TOKENIZER.items():
         fitted = fit_profile(
-            zip(texts, counts[tokenizer], strict=True),
+            zip(texts, counts[tokenizer], weights, strict=True),
             name=profile,
             expectile=OWN_EXPECTILE,
             about=f"fitted to {ABOUT[profile]} {described}",
@@ -282,7 +298,7 @@ def main(corpus: str) -> None:
         print(profile, "written")
     highest = [max(c) for c in zip(*counts.values(), strict=True)]
     generic = fit_profile(
-        zip(texts, highest, strict=True),
+        zip(texts, highest, weights, strict=True),
         name="generic",
         expectile=GENERIC_EXPECTILE,
         floors=floors(lambda t: max(c(t) for c in counters.values()), GENERIC_SHARE),
@@ -293,7 +309,7 @@ def main(corpus: str) -> None:
     save_profile(generic, PROFILES / "generic.json")
     mean = [sum(c) / len(c) for c in zip(*counts.values(), strict=True)]
     central = fit_profile(
-        zip(texts, [round(m) for m in mean], strict=True),
+        zip(texts, [round(m) for m in mean], weights, strict=True),
         name="central",
         expectile=0.5,
         about="unbiased, for predicting models without a public tokenizer: fitted to the "

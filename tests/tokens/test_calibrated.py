@@ -464,6 +464,28 @@ def test_a_higher_expectile_underestimates_less() -> None:
     assert underestimated(cautious) < underestimated(plain)
 
 
+def test_a_sample_weighed_more_pulls_the_fit_towards_its_count() -> None:
+    """Two samples the features cannot tell apart, counted 10 and 20: the squared relative
+    errors put the unweighted fit at 12, and a weight of 9 on the second at 16.9
+    (13/400 e = 0.55)."""
+    text = "plain words here"
+    between = CalibratedCounter(fit_profile([(text, 10), (text, 20)], expectile=0.5))
+    pulled = CalibratedCounter(fit_profile([(text, 10, 1.0), (text, 20, 9.0)], expectile=0.5))
+    assert between.estimate(text) == pytest.approx(12, rel=1e-3)
+    assert pulled.estimate(text) == pytest.approx(220 / 13, rel=1e-3)
+
+
+@pytest.mark.parametrize("weight", [0, -1.0, float("nan"), float("inf"), "3", True])
+def test_fit_refuses_a_sample_weight_that_is_not_a_positive_number(weight: object) -> None:
+    with pytest.raises(ProfileError, match="weight"):
+        fit_profile([("plain words", 2, weight)])  # type: ignore[list-item]
+
+
+def test_fit_refuses_a_sample_of_four_items() -> None:
+    with pytest.raises(ProfileError, match=r"\(text, count\) or \(text, count, weight\)"):
+        fit_profile([("plain words", 2, 1.0, 1.0)])  # type: ignore[list-item]
+
+
 def test_fit_refuses_empty_input_and_bad_expectile() -> None:
     with pytest.raises(ProfileError, match="at least one sample"):
         fit_profile([("", 3), ("text", 0)])

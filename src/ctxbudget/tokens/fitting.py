@@ -15,6 +15,7 @@ whose steps are exact for a quadratic, so it needs no step size. Plain Python.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 
 from ctxbudget.errors import ProfileError
@@ -34,7 +35,7 @@ Matrix = list[list[float]]
 
 
 def fit_profile(
-    samples: Iterable[tuple[str, int]],
+    samples: Iterable[tuple[str, int] | tuple[str, int, float]],
     *,
     name: str = "fitted",
     about: str = "",
@@ -46,6 +47,9 @@ def fit_profile(
     Give a few hundred samples of a few thousand characters each, covering the kinds of
     text you will count (prose, code, JSON, each language): a feature that never occurs
     in the samples gets weight 0. Samples with an empty text or a count <= 0 are skipped.
+    A sample may carry a third item, how much it weighs in the fit (default 1; weigh the
+    kinds of text that matter most to you more, so that the compromise the fit makes
+    between kinds favours them).
     ``expectile`` in (0, 1): above 0.5 the fit leans towards overestimating.
     ``floors``: the least weight of some features (feature name -> weight), such as the
     worst-case price of a character class, so that a count can never fall below it
@@ -54,14 +58,15 @@ def fit_profile(
     if not 0.0 < expectile < 1.0:
         raise ProfileError(f"expectile must be between 0 and 1, got {expectile}")
     lower = _lower_bounds(floors or {})
-    rows = [
-        [x / count for x in text_features(text)]  # relative error: scale each row by 1/count
-        for text, count in samples
-        if text and count > 0
-    ]
+    rows: list[list[float]] = []
+    importance: list[float] = []
+    for text, count, *weight in samples:
+        if text and count > 0:
+            rows.append([x / count for x in text_features(text)])  # relative error: 1/count
+            importance.append(_sample_weight(weight))
     if not rows:
         raise ProfileError("fit_profile needs at least one sample with text and a count > 0")
-    weights = _expectile_fit(rows, expectile, lower)
+    weights = _expectile_fit(rows, expectile, lower, importance=importance)
     return Profile(
         name=name, weights=tuple(weights), about=about or f"fitted on {len(rows)} samples"
     )
@@ -119,6 +124,19 @@ def fit_profile_from_usage(
     )
 
 
+def _sample_weight(extra: list[float]) -> float:
+    if not extra:
+        return 1.0
+    if len(extra) != 1:
+        raise ProfileError("a sample is (text, count) or (text, count, weight)")
+    (weight,) = extra
+    if isinstance(weight, bool) or not isinstance(weight, int | float) or not weight > 0:
+        raise ProfileError(f"a sample's weight must be a number > 0, got {weight!r}")
+    if not math.isfinite(weight):
+        raise ProfileError(f"a sample's weight must be finite, got {weight!r}")
+    return float(weight)
+
+
 def _lower_bounds(floors: Mapping[str, float]) -> list[float]:
     unknown = sorted(set(floors) - set(FEATURE_NAMES))
     if unknown:
@@ -134,12 +152,15 @@ def _expectile_fit(
     expectile: float,
     lower: list[float],
     pull: tuple[Sequence[float], float] | None = None,
+    importance: Sequence[float] | None = None,
 ) -> list[float]:
-    """``pull``: (prior weights, strength): a ridge term towards the prior."""
+    """``pull``: (prior weights, strength): a ridge term towards the prior;
+    ``importance``: how much each row weighs (1 each by default)."""
     size = len(FEATURE_NAMES)
+    importance = importance or [1.0] * len(rows)
     gram_all, target_all = _zeros(size), [0.0] * size
-    for row in rows:
-        _accumulate(gram_all, target_all, row, 1.0)
+    for row, weight in zip(rows, importance, strict=True):
+        _accumulate(gram_all, target_all, row, weight)
     gram_under, target_under = _zeros(size), [0.0] * size
     under = [False] * len(rows)
     weights = list(lower)
@@ -163,7 +184,8 @@ def _expectile_fit(
             is_under = sum(w * x for w, x in zip(weights, row, strict=True)) < 1.0
             if is_under != under[i]:
                 under[i] = is_under
-                _accumulate(gram_under, target_under, row, 1.0 if is_under else -1.0)
+                sign = 1.0 if is_under else -1.0
+                _accumulate(gram_under, target_under, row, sign * importance[i])
                 changed = True
         if not changed:
             break
@@ -175,7 +197,8 @@ def _zeros(size: int) -> Matrix:
 
 
 def _accumulate(gram: Matrix, target: list[float], row: list[float], sign: float) -> None:
-    """Add (or with sign -1 remove) one sample's terms of the normal equations."""
+    """Add (or with a negative sign remove) one sample's terms of the normal equations,
+    times ``abs(sign)``."""
     for i, xi in enumerate(row):
         if xi:
             target[i] += sign * xi
