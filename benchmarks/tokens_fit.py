@@ -115,7 +115,8 @@ def probes() -> list[tuple[str, list[str]]]:
             ["".join(rng.choices(" \t\n\r\x0b\x0c", k=20_000)), "\t " * 10_000, "\x0c " * 10_000],
         ),
         ("digits", ["".join(rng.choices(string.digits, k=20_000))]),
-        ("punctuation_repeats", [c * 2000 for c in "<>"]),
+        ("short_merging_repeats", [c * 2000 for c in "!$()+,:;<>?@\\^|"]),
+        ("punctuation_repeats", [c * 2000 for c in "~%"]),
         ("bracket_repeats", [c * 2000 for c in "[]{}`&"]),
         ("quote_repeats", [c * 2000 for c in "\"'"]),
         ("punctuation_changes", ["".join(rng.choices(string.punctuation, k=20_000))]),
@@ -220,6 +221,7 @@ RARE_FEATURES = frozenset(
         "quote_repeats",
         "bracket_repeats",
         "far_merging_repeats",
+        "short_merging_repeats",
     )
 )
 COUNT_CACHE = os.environ.get("TOKENS_FIT_CACHE", "")

@@ -184,6 +184,8 @@ NEW_FEATURES = tuple(
         ('""" x', {"quote_repeats": 2}),
         ("x[[[y]]", {"bracket_repeats": 3}),
         ("\ufeffa", {"unicode_spaces": 1, "letter_after_non_ascii": 1}),
+        # The third "(" and after, the third "!"; "----" and "((" are none.
+        ("f(((x))) !!! -------- ((", {"short_merging_repeats": 3}),
         # JSON and C escapes, a token each; a lone backslash or "\\x" is none.
         (
             '{"a":"x\\ny\\"z\\\\ \\x \\/"}',

@@ -198,6 +198,12 @@ RNG_SEED = 10
             lambda rng: "".join(rng.choices(string.ascii_letters, k=10_000)),
         ),
         ("hex", lambda rng: rng.randbytes(4000).hex()),
+        # Punctuation some vocabulary merges only two to eight to a token, where "-----"
+        # merges by 58 or more (short_merging_repeats).
+        ('"!" * 307', lambda rng: "!" * 307),
+        ('">" * 115', lambda rng: ">" * 115),
+        ('"(" * 2000', lambda rng: "(" * 2000),
+        ("258 backslashes", lambda rng: "\\" * 258),
     ],
 )
 def test_adversarial_text_from_the_issue_is_not_underpriced(

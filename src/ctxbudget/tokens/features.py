@@ -114,6 +114,7 @@ FEATURE_NAMES: Final = (
     "far_merging_repeats",
     "escape_sequences",
     "punctuation_line_starts",
+    "short_merging_repeats",
 )
 """Feature order, shared by ``text_features`` and every profile.
 
@@ -189,6 +190,11 @@ backslash and a one-letter word would cost two (tool-call arguments are JSON).
 ``punctuation_line_starts``: lines (the first one too) that start with punctuation
 (``#`` comments, ``[section]`` headers, ``<tag>``, ``- item``), which merges neither with
 the newline before it nor, in comments, with the word after it.
+``short_merging_repeats``: one of ``! $ ( ) + , : ; < > ? @ \\ ^ |`` after two of
+itself: some vocabulary merges no more than two to eight of them into a token
+(``"((((" `` is two tokens in DeepSeek V4's, ``"!!!!!!!!"`` one in cl100k's), where
+``-``, ``=``, ``_``, ``*``, ``#``, ``.`` and ``/`` merge by 58 or more
+(``benchmarks/tokens_tables.py`` measures both); brackets and quotes have their own.
 """
 
 _ASCII_PUNCTUATION: Final = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
@@ -466,7 +472,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
     else:
         uncommon_parts = mixed_long_letters = 0
     # "----" is one token, "+-+" three: tell a repeated character from a new one.
-    changes = _punctuation_changes(data, punctuation_pairs) if punctuation_pairs else 0
+    changes, same = _punctuation_changes(data, punctuation_pairs) if punctuation_pairs else (0, 0)
     # Each count once (``bit_count`` is a loop over the integer's digits); classes only
     # counted are counted on one translation, in one byte value each, without the
     # characters of no such class (most of them), so each count is short.
@@ -481,6 +487,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
     double_space_count = double_spaces.bit_count()
     # The first translation's 8 bits are taken: the later features share a second one.
     more_flags = int.from_bytes(data.translate(_MORE_FLAG_TABLE), "little")
+    short_repeats = _short_merging_repeats(same, more_flags) if same else 0
     unquoted, quote_repeats = _quote_features(data, more_flags, punctuation_pairs, changes, quotes)
     ascii_part = (
         len(words) - len(other_words),
@@ -536,6 +543,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
             0,
             escapes,
             line_starts[1],
+            short_repeats,
         )
     non_ascii = full.translate(None, _ASCII).decode("utf-8", "surrogatepass")
     classes = data.translate(_LEAD_CLASS_TABLE, _ASCII)  # one letter per non-ASCII character
@@ -599,6 +607,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
         far_repeats,
         escapes,
         line_starts[1],
+        short_repeats,
     )
 
 
@@ -663,16 +672,29 @@ _BEFORE_LINE_END: Final = FEATURE_NAMES.index("spaces_before_line_end")
 _CAMEL_PART: Final = re.compile(rb"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _ESCAPE: Final = re.compile(rb'\\[nrt"\\/]')
 
-# Flag bits of the second translation: a 3-bit id (1-6) of each white-space byte, bit 3
-# left 0 for the carries of ``_whitespace_changes``; quotes, single quotes; text (not
-# white space) on the newline flag's bit, so that ``newlines << 8`` selects the bytes
-# after a newline; brackets.
-_WHITESPACE_ID, _QUOTE, _SINGLE_QUOTE, _TEXT, _BRACKET = 0x07, 0x10, 0x20, _NEWLINE, 0x80
+# Flag bits of the second translation: a 3-bit id (1-6) of each white-space byte (the
+# carries of ``_whitespace_changes`` go into bit 3 of the masked ids, not of these
+# flags); punctuation that merges short (``short_merging_repeats``); quotes, single
+# quotes; text (not white space) on the newline flag's bit, so that ``newlines << 8``
+# selects the bytes after a newline; brackets.
+_WHITESPACE_ID, _SHORT_MERGING, _QUOTE, _SINGLE_QUOTE, _TEXT, _BRACKET = (
+    0x07,
+    0x08,
+    0x10,
+    0x20,
+    _NEWLINE,
+    0x80,
+)
 
 
 def _more_flags(b: int) -> int:
     flags = b" \t\n\r\x0b\x0c".find(b) + 1 or _TEXT
-    for flag, members in ((_QUOTE, b"\"'"), (_SINGLE_QUOTE, b"'"), (_BRACKET, b"[]{}`&")):
+    for flag, members in (
+        (_QUOTE, b"\"'"),
+        (_SINGLE_QUOTE, b"'"),
+        (_BRACKET, b"[]{}`&"),
+        (_SHORT_MERGING, b"!$()+,:;<>?@\\^|"),
+    ):
         if b in members:
             flags |= flag
     return flags
@@ -703,8 +725,9 @@ def _matched(pattern: re.Pattern[str], text: str) -> int:
     return len(text) - len(pattern.sub("", text))
 
 
-def _punctuation_changes(data: bytes, punctuation_pairs: int) -> int:
-    """Punctuation bytes preceded by a *different* punctuation byte.
+def _punctuation_changes(data: bytes, punctuation_pairs: int) -> tuple[int, int]:
+    """Punctuation bytes preceded by a *different* punctuation byte (a count), and those
+    preceded by the same one (a mask on the punctuation flag).
 
     Punctuation (and control) characters are ASCII, so where both neighbours are, the
     bytes XORed with the bytes shifted one byte on are below 0x80, and 0 exactly where
@@ -718,7 +741,16 @@ def _punctuation_changes(data: bytes, punctuation_pairs: int) -> int:
         _repeated(0x7F) >> 8 * (_PIECE - len(data))
     )
     # Bit 7 of ``different`` lands on the punctuation flag (bit 1).
-    return (different >> 6 & punctuation_pairs).bit_count()
+    changed = different >> 6 & punctuation_pairs
+    return changed.bit_count(), punctuation_pairs ^ changed
+
+
+def _short_merging_repeats(same: int, more_flags: int) -> int:
+    """Of the punctuation bytes that repeat the one before (``same``), those of the
+    short-merging class (its flag, bit 3 of ``more_flags``, onto the punctuation flag,
+    bit 1) whose previous byte repeats too: the third of a run and after."""
+    short = same & more_flags >> 2
+    return (short & short << 8).bit_count()
 
 
 def _quote_features(
