@@ -310,9 +310,9 @@ _PIECE: Final = 1 << 14
 (which no feature spans), so the repeated-flag masks below stay small."""
 
 
-@functools.cache
 def _repeated(flag: int) -> int:
-    """``flag`` in every byte of a ``_PIECE``-byte integer."""
+    """``flag`` in every byte of a ``_PIECE``-byte integer (the ``_EVERY_*`` masks, built
+    once at import: a lookup per use would cost more than some of the features)."""
     return int.from_bytes(bytes((flag,)) * _PIECE, "little")
 
 
@@ -399,10 +399,20 @@ def _camel_spellings(common_words: list[str]) -> frozenset[bytes]:
     return frozenset((*lower, *(w.capitalize() for w in lower), *(w.upper() for w in lower)))
 
 
-def _next_byte(mask: int, flag: int, as_flag: int) -> int:
-    """``mask`` (of ``flag`` bits) moved one byte on and onto ``as_flag``'s bit, to be
-    ANDed with a mask of ``as_flag``: "a ``flag`` byte followed by an ``as_flag`` byte"."""
-    return mask << (8 + as_flag.bit_length() - flag.bit_length())
+def _next_byte(flag: int, as_flag: int) -> int:
+    """How far to shift a mask of ``flag`` bits left to move it one byte on and onto
+    ``as_flag``'s bit, to be ANDed with a mask of ``as_flag``: "a ``flag`` byte followed
+    by an ``as_flag`` byte". Constants, so that no call is paid per text."""
+    return 8 + as_flag.bit_length() - flag.bit_length()
+
+
+_LOWER_TO_UPPER: Final = _next_byte(_LOWER, _UPPER)
+_SPACE_TO_DIGIT: Final = _next_byte(_SPACE, _DIGIT)
+_SPACE_TO_PUNCTUATION: Final = _next_byte(_SPACE, _PUNCTUATION)
+_PUNCTUATION_TO_NEWLINE: Final = _next_byte(_PUNCTUATION, _NEWLINE)
+_SPACE_TO_NEWLINE: Final = _next_byte(_SPACE, _NEWLINE)
+_SPACE_TO_NON_ASCII: Final = _next_byte(_SPACE, _NON_ASCII)
+_UPPER_TO_LOWER: Final = _next_byte(_UPPER, _LOWER)
 
 
 def _pairs(mask: int) -> int:
@@ -450,20 +460,18 @@ def _piece_features(text: str) -> tuple[int, ...]:
     long_run_letters, rare_in_long, triples_in_long = _long_words(long_words)
     # Every flag one byte on: ``x & previous`` marks class bytes preceded by the class.
     previous = flags << 8
-    digits = flags & _repeated(_DIGIT)
-    punctuation = flags & _repeated(_PUNCTUATION)
-    spaces = flags & _repeated(_SPACE)
-    consonants = flags & _repeated(_CONSONANT)
-    uppercase = flags & _repeated(_UPPER)
-    newlines = flags & _repeated(_NEWLINE)
+    digits = flags & _EVERY_DIGIT
+    punctuation = flags & _EVERY_PUNCTUATION
+    spaces = flags & _EVERY_SPACE
+    consonants = flags & _EVERY_CONSONANT
+    uppercase = flags & _EVERY_UPPER
+    newlines = flags & _EVERY_NEWLINE
     double_spaces = spaces & previous
     consonant_pairs = consonants & previous
     punctuation_pairs = punctuation & previous
     # Each shift is a pass over the text: none where its partner class is absent.
     case_switches = (
-        (_next_byte(flags & _repeated(_LOWER), _LOWER, _UPPER) & uppercase).bit_count()
-        if uppercase
-        else 0
+        ((flags & _EVERY_LOWER) << _LOWER_TO_UPPER & uppercase).bit_count() if uppercase else 0
     )
     # The per-word work of mixed-case words only where the masks show there are some.
     if case_switches or (uppercase and _upper_pair_before_lower(flags, uppercase, previous)):
@@ -500,14 +508,14 @@ def _piece_features(text: str) -> tuple[int, ...]:
         case_switches,
         digit_count,
         digit_count - (digits & previous).bit_count(),
-        (_next_byte(spaces, _SPACE, _DIGIT) & digits).bit_count() if digits else 0,
+        (spaces << _SPACE_TO_DIGIT & digits).bit_count() if digits else 0,
         punctuation_count,
         punctuation_count - pair_count,
         pair_count - changes,
         changes,
-        (_next_byte(spaces, _SPACE, _PUNCTUATION) & punctuation).bit_count(),
+        (spaces << _SPACE_TO_PUNCTUATION & punctuation).bit_count(),
         quotes,
-        (_next_byte(punctuation, _PUNCTUATION, _NEWLINE) & newlines).bit_count() if newlines else 0,
+        (punctuation << _PUNCTUATION_TO_NEWLINE & newlines).bit_count() if newlines else 0,
         newline_count,
         newline_count - (newlines & previous).bit_count(),
         kinds.count(_KIND_TAB),
@@ -515,11 +523,11 @@ def _piece_features(text: str) -> tuple[int, ...]:
         double_space_count - (double_spaces & (double_spaces << 8)).bit_count(),
         double_space_count,
         # A shift and a bit count cost less than ``bytes.count`` of two bytes.
-        (_next_byte(spaces, _SPACE, _NEWLINE) & newlines).bit_count() if newlines else 0,
+        (spaces << _SPACE_TO_NEWLINE & newlines).bit_count() if newlines else 0,
         kinds.count(_KIND_CARRIAGE_RETURN),
         long_run_letters,
     )
-    after_newline = previous & _repeated(_NEWLINE) | _NEWLINE  # an AND, not a shift
+    after_newline = previous & _EVERY_NEWLINE | _NEWLINE  # an AND, not a shift
     line_starts = (
         _unindented_lines(data, more_flags, newlines, after_newline),
         (after_newline >> 5 & punctuation).bit_count(),  # the newline flag, bit 6, onto bit 1
@@ -565,15 +573,15 @@ def _piece_features(text: str) -> tuple[int, ...]:
     leads = int.from_bytes(data.translate(_LEAD_FLAG_TABLE), "little")
     costs = _matched(tables.costs_two_or_three, non_ascii)
     costs_two = _matched(tables.costs_two, non_ascii) if costs else 0
-    non_ascii_flags = flags & _repeated(_NON_ASCII)  # one mask for its three neighbours
+    non_ascii_flags = flags & _EVERY_NON_ASCII  # one mask for its three neighbours
     return (
         *ascii_part,
-        (_next_byte(spaces, _SPACE, _NON_ASCII) & non_ascii_flags).bit_count(),
+        (spaces << _SPACE_TO_NON_ASCII & non_ascii_flags).bit_count(),
         frequent,
         max(0, han - frequent - rare),
         rare,
         _matched(tables.han_beyond_everyday, non_ascii) if han else 0,
-        han - _pairs(leads & _repeated(_HAN_LEAD)),
+        han - _pairs(leads & _EVERY_HAN_LEAD),
         kana - cjk_punctuation,
         classes.count(b"g"),
         cjk_punctuation + classes.count(b"f"),
@@ -582,12 +590,9 @@ def _piece_features(text: str) -> tuple[int, ...]:
         _greek_cyrillic_uppercase(full) if greek_cyrillic else 0,
         sum(map(full.count, _BEYOND_RUSSIAN)) if greek_cyrillic else 0,
         other_two_byte,
-        latin_extended
-        + greek_cyrillic
-        + other_two_byte
-        - _pairs(leads & _repeated(_TWO_BYTE_LEAD)),
+        latin_extended + greek_cyrillic + other_two_byte - _pairs(leads & _EVERY_TWO_BYTE_LEAD),
         other_three_byte - far_repeats,
-        other_three_byte - _pairs(leads & _repeated(_OTHER_THREE_BYTE_LEAD)),
+        other_three_byte - _pairs(leads & _EVERY_THREE_BYTE_LEAD),
         astral,
         astral - full.count(b"\xf0\x9f") if astral else 0,
         costs_two,
@@ -620,7 +625,7 @@ def _punctuation_before_non_ascii(non_ascii: int, punctuation: int) -> int:
 def _letter_after_non_ascii(non_ascii: int, flags: int) -> int:
     """ASCII letters whose previous byte is non-ASCII: the non-ASCII flag (bit 7) moved
     one byte on and onto the lower-case (bit 4) and upper-case (bit 5) flags."""
-    return ((non_ascii << 5 | non_ascii << 6) & flags & _repeated(_LOWER | _UPPER)).bit_count()
+    return ((non_ascii << 5 | non_ascii << 6) & flags & _EVERY_LETTER).bit_count()
 
 
 def _upper_pair_before_lower(flags: int, uppercase: int, previous: int) -> bool:
@@ -629,7 +634,7 @@ def _upper_pair_before_lower(flags: int, uppercase: int, previous: int) -> bool:
     switch) or "ABc", and letters next to each other are always of one word."""
     # Capitals after a capital, the upper-case flag (bit 5) moved onto the next byte's
     # lower-case flag (bit 4).
-    return bool(_next_byte(uppercase & previous, _UPPER, _LOWER) & flags)
+    return bool((uppercase & previous) << _UPPER_TO_LOWER & flags)
 
 
 def _uncommon_camel_parts(other_words: list[bytes], common_parts: frozenset[bytes]) -> int:
@@ -658,10 +663,10 @@ def _whitespace_changes(
     change is a space before a newline, already counted."""
     if b"\t" not in data and b"\r" not in data and b"\x0b" not in data and b"\x0c" not in data:
         return spaces_before_line_end
-    ids = more_flags & _repeated(_WHITESPACE_ID)
+    ids = more_flags & _EVERY_SEVEN
     # Sevens as long as the text, cut from the cached mask rather than built: past its
     # end ``white`` is 0, and the carries stay inside their byte.
-    sevens = _repeated(0x07) >> 8 * (_PIECE - len(data))
+    sevens = _EVERY_SEVEN >> 8 * (_PIECE - len(data))
     white = (ids + sevens) >> 3 & sevens
     different = (ids ^ (ids << 8)) + sevens >> 3
     before = white & ~(newlines >> 6)  # the newline flag is bit 6
@@ -737,9 +742,7 @@ def _punctuation_changes(data: bytes, punctuation_pairs: int) -> tuple[int, int]
     codes = int.from_bytes(data, "little")
     # The mask cut to the data's length: adding all ``_PIECE`` bytes of it would cost
     # as much as a whole piece, however short the text.
-    different = ((codes ^ (codes << 8)) & _repeated(0x7F)) + (
-        _repeated(0x7F) >> 8 * (_PIECE - len(data))
-    )
+    different = ((codes ^ (codes << 8)) & _EVERY_7F) + (_EVERY_7F >> 8 * (_PIECE - len(data)))
     # Bit 7 of ``different`` lands on the punctuation flag (bit 1).
     changed = different >> 6 & punctuation_pairs
     return changed.bit_count(), punctuation_pairs ^ changed
@@ -762,7 +765,7 @@ def _quote_features(
     repeats, but not in ``"'`` and ``'"``, where the single-quote flag changes)."""
     if not quote_count:
         return changes, 0
-    quotes = more_flags & _repeated(_QUOTE)
+    quotes = more_flags & _EVERY_QUOTE
     after_quote = quotes << 8  # one shift for both uses (a shift costs a pass)
     quote_pairs = quotes & after_quote
     repeats = quote_pairs.bit_count()
@@ -770,7 +773,7 @@ def _quote_features(
     with_quote = (punctuation_pairs & (quotes | after_quote) >> 3).bit_count()
     mixed = 0
     if b"'" in data and b'"' in data:  # a byte search in C, far cheaper than the masks
-        singles = more_flags & _repeated(_SINGLE_QUOTE)
+        singles = more_flags & _EVERY_SINGLE_QUOTE
         # The single-quote flag (bit 5) where it changes, moved onto the quote flag.
         mixed = ((singles ^ singles << 8) >> 1 & quote_pairs).bit_count()
     return changes - (with_quote - (repeats - mixed)), repeats
@@ -788,7 +791,7 @@ def _unindented_lines(data: bytes, more_flags: int, newlines: int, after_newline
 
 def _bracket_repeats(more_flags: int) -> int:
     """Brackets, braces, backquotes and ampersands right after one."""
-    brackets = more_flags & _repeated(_BRACKET)
+    brackets = more_flags & _EVERY_BRACKET
     return (brackets & brackets << 8).bit_count()
 
 
@@ -849,3 +852,23 @@ _TRIPLE: Final = re.compile(rb"(?=111)")
 _NOTHING_BEYOND_ASCII: Final = (0,) * (
     FEATURE_NAMES.index("whitespace_changes") - FEATURE_NAMES.index("long_run_letters") - 1
 )
+
+
+# Each flag in every byte of a piece (see ``_repeated``).
+_EVERY_7F: Final = _repeated(0x7F)
+_EVERY_BRACKET: Final = _repeated(_BRACKET)
+_EVERY_CONSONANT: Final = _repeated(_CONSONANT)
+_EVERY_DIGIT: Final = _repeated(_DIGIT)
+_EVERY_HAN_LEAD: Final = _repeated(_HAN_LEAD)
+_EVERY_LETTER: Final = _repeated(_LOWER | _UPPER)
+_EVERY_LOWER: Final = _repeated(_LOWER)
+_EVERY_NEWLINE: Final = _repeated(_NEWLINE)
+_EVERY_NON_ASCII: Final = _repeated(_NON_ASCII)
+_EVERY_PUNCTUATION: Final = _repeated(_PUNCTUATION)
+_EVERY_QUOTE: Final = _repeated(_QUOTE)
+_EVERY_SEVEN: Final = _repeated(_WHITESPACE_ID)
+_EVERY_SINGLE_QUOTE: Final = _repeated(_SINGLE_QUOTE)
+_EVERY_SPACE: Final = _repeated(_SPACE)
+_EVERY_THREE_BYTE_LEAD: Final = _repeated(_OTHER_THREE_BYTE_LEAD)
+_EVERY_TWO_BYTE_LEAD: Final = _repeated(_TWO_BYTE_LEAD)
+_EVERY_UPPER: Final = _repeated(_UPPER)
