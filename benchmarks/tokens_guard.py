@@ -17,13 +17,12 @@ import math
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "tests" / "tokens"))
-
-from hypothesis import HealthCheck, given, seed, settings
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "tokens"))
 
 import test_guard
+from hypothesis import HealthCheck, given, seed, settings
+
 from ctxbudget.tokens import CalibratedCounter
 
 PROFILES = ("generic", *test_guard.PROFILE_OF.values())
