@@ -29,10 +29,11 @@ import string
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from ctxbudget.tokens import FEATURE_NAMES, fit_profile, save_profile, text_features
+from ctxbudget.tokens import FEATURE_NAMES, Profile, fit_profile, save_profile, text_features
 from tokens_corpus import (
     Sample,
     adversarial_text,
@@ -161,14 +162,67 @@ def probes() -> list[tuple[str, list[str]]]:
         ("far_merging_repeats", ["\u2500" * 1000, "\u2014" * 1000, "\u2026" * 1000]),
         ("other_three_byte", ["\u2550" * 1000, "\u2501" * 1000, "\u2588" * 1000]),
         ("other_three_byte_unmergeable", ["\u200b" * 1000, "\u2060" * 1000, "\u251c" * 1000]),
-        (
-            "other_three_byte_runs",
-            [
-                _words(rng, a, b, 20_000)
-                for a, b in ((0xE01, 0xE3A), (0xF40, 0xF6C), (0x905, 0x94D))
-            ],
-        ),
     ]
+
+
+def pair_probes() -> list[str]:
+    """Random letters of the three-byte scripts (U+0800-U+1FFF), whose prose the
+    vocabularies merge several characters to a token: their cost beyond what the fitted
+    weights price them at is what the ``unlearned_pairs`` floor must cover
+    (``pair_floor``). Two-byte scripts keep the ``other_two_byte`` floor: random Cyrillic
+    or Greek is mostly pairs the vocabularies learned, and still costs a token every
+    character or two."""
+    rng = random.Random(7)
+    scripts = (
+        (0xE01, 0xE3A),  # Thai
+        (0xF40, 0xF6C),  # Tibetan
+        (0x905, 0x94D),  # Devanagari
+        (0xB85, 0xBCD),  # Tamil
+        (0x10D0, 0x10FA),  # Georgian
+        (0x1780, 0x17D2),  # Khmer
+        (0x985, 0x9CD),  # Bengali
+        (0xC05, 0xC4D),  # Telugu
+        (0xD85, 0xDC6),  # Sinhala
+        (0x1000, 0x102A),  # Myanmar
+        (0x1200, 0x1248),  # Ethiopic
+        (0x1401, 0x166C),  # Canadian syllabics
+        (0x1EA0, 0x1EF9),  # Vietnamese letters with two marks
+    )
+    return [_words(rng, first, last, 20_000) for first, last in scripts]
+
+
+def pair_floor(count: Callable[[str], int], share: float, weights: tuple[float, ...]) -> float:
+    """The least weight of ``unlearned_pairs`` for random letters of any script to cost
+    ``share`` of their count, the other features priced at ``weights`` (a fit): a floor
+    relative to the fit, so that the script classes keep the price of real prose and
+    only what random letters cost beyond it falls on their unlearned pairs."""
+    at = FEATURE_NAMES.index("unlearned_pairs")
+    prices = []
+    for text in pair_probes():
+        values = text_features(text)
+        paid = sum(w * x for i, (w, x) in enumerate(zip(weights, values, strict=True)) if i != at)
+        prices.append(max(0.0, share * count(text) - paid) / values[at])
+    return max(prices)
+
+
+def fit_with_pair_floor(
+    samples: list[tuple[str, int, float]],
+    count: Callable[[str], int],
+    share: float,
+    found: dict[str, float],
+    **options: Any,
+) -> Profile:
+    """``fit_profile`` with ``found`` floors and the ``unlearned_pairs`` floor of
+    ``pair_floor``, which depends on the fit: fitted, floored, and fitted again
+    (``PAIR_ROUNDS`` times, as the other weights move a little with the floor)."""
+    fitted = fit_profile(samples, floors=found, **options)
+    for _ in range(PAIR_ROUNDS):
+        floor = pair_floor(count, share, fitted.weights)
+        fitted = fit_profile(samples, floors={**found, "unlearned_pairs": floor}, **options)
+    return fitted
+
+
+PAIR_ROUNDS = 2
 
 
 def floors(
@@ -206,7 +260,6 @@ RARE_FEATURES = frozenset(
         "latin_extended",
         "other_two_byte",
         "other_three_byte",
-        "other_three_byte_runs",
         "newlines",
         "tabs",
         "common_words",
@@ -298,21 +351,29 @@ def main(corpus: str) -> None:
         "scripts and adversarial text"
     )
     for profile, tokenizer in OWN_TOKENIZER.items():
-        fitted = fit_profile(
-            zip(texts, counts[tokenizer], weights, strict=True),
+        fitted = fit_with_pair_floor(
+            list(zip(texts, counts[tokenizer], weights, strict=True)),
+            counters[tokenizer],
+            OWN_SHARE,
+            floors(counters[tokenizer], OWN_SHARE, RARE_FEATURES),
             name=profile,
             expectile=OWN_EXPECTILE,
             about=f"fitted to {ABOUT[profile]} {described}",
-            floors=floors(counters[tokenizer], OWN_SHARE, RARE_FEATURES),
         )
         save_profile(fitted, PROFILES / f"{profile}.json")
         print(profile, "written")
     highest = [max(c) for c in zip(*counts.values(), strict=True)]
-    generic = fit_profile(
-        zip(texts, highest, weights, strict=True),
+
+    def largest(text: str) -> int:
+        return max(count(text) for count in counters.values())
+
+    generic = fit_with_pair_floor(
+        list(zip(texts, highest, weights, strict=True)),
+        largest,
+        GENERIC_SHARE,
+        floors(largest, GENERIC_SHARE),
         name="generic",
         expectile=GENERIC_EXPECTILE,
-        floors=floors(lambda t: max(c(t) for c in counters.values()), GENERIC_SHARE),
         about="conservative, for budgets and models without a public tokenizer: fitted "
         f"(expectile {GENERIC_EXPECTILE}, with worst-case floors) to the highest of the "
         f"cl100k, o200k, deepseek-v4 and qwen3 counts {described}",

@@ -198,6 +198,27 @@ def test_features_for_what_ordinary_text_lacks(text: str, expected: dict[str, in
     assert {n: found[n] for n in NEW_FEATURES if n in found} == expected
 
 
+def test_unlearned_pairs_tell_random_letters_from_prose_in_the_same_script() -> None:
+    """Prose in Devanagari is pairs some vocabulary holds inside a token; random letters
+    of the block mostly are not. Letters of U+0800-U+1FFF are counted as script letters
+    (Thai and Lao, Devanagari apart), not as other three-byte symbols."""
+    prose = features("नमस्ते दुनिया, यह एक छोटा वाक्य है")
+    assert prose.get("unlearned_pairs", 0) <= 1
+    rng = random.Random(4)
+    letters = [chr(c) for c in range(0x905, 0x94E)]
+    soup = " ".join("".join(rng.choices(letters, k=6)) for _ in range(50))
+    found = features(soup)
+    assert found["unlearned_pairs"] > 0.6 * 50 * 5  # of the 250 pairs inside the words
+    assert found["devanagari_letters"] == 300
+    assert "script_letters" not in found
+    assert "other_three_byte" not in found
+    thai = features("สวัสดีครับ")
+    assert thai["thai_lao_letters"] == 10
+    assert "script_letters" not in thai
+    tamil = features("வணக்கம் ─═")
+    assert (tamil["script_letters"], tamil["other_three_byte"]) == (7, 2)
+
+
 def test_lines_starting_with_punctuation_are_counted_the_first_one_too() -> None:
     found = features("# comment\n[section]\n  indented\nword\n-flag")
     assert found["punctuation_line_starts"] == 3  # "#", "[", "-"

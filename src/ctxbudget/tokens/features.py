@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import functools
 import json
+import operator
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -115,6 +116,10 @@ FEATURE_NAMES: Final = (
     "escape_sequences",
     "punctuation_line_starts",
     "short_merging_repeats",
+    "unlearned_pairs",
+    "script_letters",
+    "thai_lao_letters",
+    "devanagari_letters",
 )
 """Feature order, shared by ``text_features`` and every profile.
 
@@ -195,6 +200,22 @@ itself: some vocabulary merges no more than two to eight of them into a token
 (``"((((" `` is two tokens in DeepSeek V4's, ``"!!!!!!!!"`` one in cl100k's), where
 ``-``, ``=``, ``_``, ``*``, ``#``, ``.`` and ``/`` merge by 58 or more
 (``benchmarks/tokens_tables.py`` measures both); brackets and quotes have their own.
+``unlearned_pairs``: two adjacent characters of ``two_byte_runs``, or of the scripts of
+``other_three_byte_runs`` (U+0800-U+1FFF), that no vocabulary holds inside a token
+(``mergeable_pairs`` in ``data/feature_tables.json``): a token boundary in every
+vocabulary. Prose in Hindi, Thai or Georgian is mostly pairs the vocabularies learned
+and merges several characters to a token; random letters of the same scripts are
+mostly pairs none learned and cost about a token a character, which the script classes
+alone cannot tell apart. ``script_letters``: the three-byte characters of U+0800-U+1FFF
+(Indic, Thai, Tibetan, Georgian, Khmer, Myanmar, Ethiopic, Vietnamese letters), left out
+of ``other_three_byte`` and ``other_three_byte_unmergeable``, which then count symbols
+and punctuation only: the worst case of a symbol (``═``, zero-width spaces) is not the
+price of a letter in a word. ``thai_lao_letters``: the Thai and Lao ones among them
+(U+0E00-U+0EFF), written without spaces between words and priced apart (cl100k spends
+0.9 tokens a character on Thai prose, 1.3-1.7 on Tamil or Georgian);
+``devanagari_letters``: the Devanagari ones (U+0900-U+097F: Hindi, Marathi, Nepali),
+which cl100k merges better than the other Indic scripts (1.0 a character against
+1.3-1.7).
 """
 
 _ASCII_PUNCTUATION: Final = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
@@ -241,14 +262,19 @@ def _flags(b: int) -> int:
 _FLAG_TABLE: Final = bytes(_flags(b) for b in range(256))
 
 # Flag bits of the non-ASCII translation: lead bytes of scripts whose runs matter.
-_TWO_BYTE_LEAD, _HAN_LEAD, _OTHER_THREE_BYTE_LEAD = 1, 2, 4
+# Scripts of three-byte characters (U+0800-U+1FFF: Indic, Thai, Tibetan, Georgian,
+# Khmer, Vietnamese letters...) also carry the other three-byte flag; symbols and
+# punctuation (U+2000-U+2FFF, U+E000-U+EFFF) only that one.
+_TWO_BYTE_LEAD, _HAN_LEAD, _OTHER_THREE_BYTE_LEAD, _THREE_BYTE_SCRIPT_LEAD = 1, 2, 4, 8
 _LEAD_FLAG_TABLE: Final = bytes(
     _TWO_BYTE_LEAD
     if 0xC2 <= b <= 0xDF
     else _HAN_LEAD
     if 0xE4 <= b <= 0xE9
+    else _OTHER_THREE_BYTE_LEAD | _THREE_BYTE_SCRIPT_LEAD
+    if b in (0xE0, 0xE1)
     else _OTHER_THREE_BYTE_LEAD
-    if b in (0xE0, 0xE1, 0xE2, 0xEE)
+    if b in (0xE2, 0xEE)
     else 0
     for b in range(256)
 )
@@ -298,6 +324,10 @@ _KIND_TABLE: Final = b"".join(_kind(b) for b in range(256))
 _NO_KIND: Final = bytes(b for b in range(256) if _kind(b) == b".")
 # і ї є ґ ў ј љ њ ћ џ ђ ѓ ќ ѕ: Cyrillic letters Russian does not use (Ukrainian,
 # Belarusian, Serbian, Macedonian), which vocabularies trained mostly on Russian split.
+# U+0E00-U+0EFF: E0 then B8-BB.
+_THAI_LAO_PREFIXES: Final = (b"\xe0\xb8", b"\xe0\xb9", b"\xe0\xba", b"\xe0\xbb")
+# U+0900-U+097F: E0 then A4 or A5.
+_DEVANAGARI_PREFIXES: Final = (b"\xe0\xa4", b"\xe0\xa5")
 _BEYOND_RUSSIAN: Final = tuple(c.encode() for c in "іїєґўјљњћџђѓќѕІЇЄҐЎЈЉЊЋЏЂЃЌЅ")
 _CJK_PUNCTUATION_PREFIX: Final = b"\xe3\x80"  # U+3000-U+303F
 _UPPER_GREEK_CYRILLIC_LEAD: Final = bytes(1 if b in (0xCE, 0xD0) else 0 for b in range(256))
@@ -335,6 +365,7 @@ class _Tables:
     repeat_mergeable: re.Pattern[str]
     # A character of ``repeat_far`` and its repeats, as one match.
     repeat_far: re.Pattern[str]
+    mergeable_pairs: frozenset[str]
     # The lower-case common words as camelCase parts are written ("valid", "Valid",
     # "VALID"): a part is common when it is in here, with no ``lower()`` of every part.
     common_camel_parts: frozenset[bytes]
@@ -383,7 +414,12 @@ def _tables() -> _Tables:
         emoji_plane_costs_three=_class_of_ranges(tables["emoji_plane_costs_three"]),
         repeat_mergeable=_class_of_ranges(tables["repeat_mergeable"]),
         repeat_far=_runs_of_one(tables["repeat_far"]),
+        mergeable_pairs=_two_by_two(tables["mergeable_pairs"]),
     )
+
+
+def _two_by_two(pairs: str) -> frozenset[str]:
+    return frozenset(pairs[i : i + 2] for i in range(0, len(pairs), 2))
 
 
 def _runs_of_one(ranges: list[list[int]]) -> re.Pattern[str]:
@@ -552,6 +588,10 @@ def _piece_features(text: str) -> tuple[int, ...]:
             escapes,
             line_starts[1],
             short_repeats,
+            0,
+            0,
+            0,
+            0,
         )
     non_ascii = full.translate(None, _ASCII).decode("utf-8", "surrogatepass")
     classes = data.translate(_LEAD_CLASS_TABLE, _ASCII)  # one letter per non-ASCII character
@@ -570,7 +610,13 @@ def _piece_features(text: str) -> tuple[int, ...]:
     astral = classes.count(b"4")
     mergeable = _matched(tables.repeat_mergeable, non_ascii) if other_three_byte else 0
     far_repeats = _far_repeats(tables.repeat_far, text, non_ascii) if mergeable else 0
+    # One byte per character: the lead bytes E0 and E1 are U+0800-U+1FFF.
+    script_letters = data.count(b"\xe0") + data.count(b"\xe1") if other_three_byte else 0
+    thai_lao = sum(map(full.count, _THAI_LAO_PREFIXES)) if script_letters else 0
+    devanagari = sum(map(full.count, _DEVANAGARI_PREFIXES)) if script_letters else 0
     leads = int.from_bytes(data.translate(_LEAD_FLAG_TABLE), "little")
+    two_byte_pairs = _pairs(leads & _EVERY_TWO_BYTE_LEAD)
+    script_pairs = _pairs(leads & _EVERY_THREE_BYTE_SCRIPT_LEAD) if other_three_byte else 0
     costs = _matched(tables.costs_two_or_three, non_ascii)
     costs_two = _matched(tables.costs_two, non_ascii) if costs else 0
     non_ascii_flags = flags & _EVERY_NON_ASCII  # one mask for its three neighbours
@@ -590,8 +636,8 @@ def _piece_features(text: str) -> tuple[int, ...]:
         _greek_cyrillic_uppercase(full) if greek_cyrillic else 0,
         sum(map(full.count, _BEYOND_RUSSIAN)) if greek_cyrillic else 0,
         other_two_byte,
-        latin_extended + greek_cyrillic + other_two_byte - _pairs(leads & _EVERY_TWO_BYTE_LEAD),
-        other_three_byte - far_repeats,
+        latin_extended + greek_cyrillic + other_two_byte - two_byte_pairs,
+        other_three_byte - far_repeats - script_letters,
         other_three_byte - _pairs(leads & _EVERY_THREE_BYTE_LEAD),
         astral,
         astral - full.count(b"\xf0\x9f") if astral else 0,
@@ -603,7 +649,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
         len(_UNICODE_SPACES.findall(non_ascii)),
         changes_of_whitespace,
         uncommon_parts,
-        other_three_byte - mergeable,
+        other_three_byte - mergeable - script_letters,
         unquoted,
         mixed_long_letters,
         quote_repeats,
@@ -613,6 +659,10 @@ def _piece_features(text: str) -> tuple[int, ...]:
         escapes,
         line_starts[1],
         short_repeats,
+        _unlearned_pairs(text, tables.mergeable_pairs, two_byte_pairs + script_pairs),
+        script_letters - thai_lao - devanagari,
+        thai_lao,
+        devanagari,
     )
 
 
@@ -676,6 +726,9 @@ def _whitespace_changes(
 _BEFORE_LINE_END: Final = FEATURE_NAMES.index("spaces_before_line_end")
 _CAMEL_PART: Final = re.compile(rb"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _ESCAPE: Final = re.compile(rb'\\[nrt"\\/]')
+# Runs of two-byte characters, or of three-byte ones of U+0800-U+1FFF (lead bytes E0
+# and E1), the pairs ``unlearned_pairs`` looks up.
+_PAIR_RUNS: Final = re.compile("[\x80-\u07ff][\x80-\u07ff]+|[\u0800-\u1fff][\u0800-\u1fff]+")
 
 # Flag bits of the second translation: a 3-bit id (1-6) of each white-space byte (the
 # carries of ``_whitespace_changes`` go into bit 3 of the masked ids, not of these
@@ -710,6 +763,16 @@ _MORE_FLAG_TABLE: Final = bytes(_more_flags(b) for b in range(256))
 _UNICODE_SPACES: Final = re.compile(
     "[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
 )
+
+
+def _unlearned_pairs(text: str, learned: frozenset[str], pairs: int) -> int:
+    """Of the ``pairs`` adjacent characters of one class (two-byte, or three-byte of
+    U+0800-U+1FFF), those not ``learned``. The runs are joined by a NUL, which no learned
+    pair holds."""
+    if not pairs:
+        return 0
+    joined = "\x00".join(_PAIR_RUNS.findall(text))
+    return pairs - sum(map(learned.__contains__, map(operator.add, joined, joined[1:])))
 
 
 def _far_repeats(runs: re.Pattern[str], text: str, non_ascii: str) -> int:
@@ -870,5 +933,6 @@ _EVERY_SEVEN: Final = _repeated(_WHITESPACE_ID)
 _EVERY_SINGLE_QUOTE: Final = _repeated(_SINGLE_QUOTE)
 _EVERY_SPACE: Final = _repeated(_SPACE)
 _EVERY_THREE_BYTE_LEAD: Final = _repeated(_OTHER_THREE_BYTE_LEAD)
+_EVERY_THREE_BYTE_SCRIPT_LEAD: Final = _repeated(_THREE_BYTE_SCRIPT_LEAD)
 _EVERY_TWO_BYTE_LEAD: Final = _repeated(_TWO_BYTE_LEAD)
 _EVERY_UPPER: Final = _repeated(_UPPER)
