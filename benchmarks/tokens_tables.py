@@ -23,6 +23,7 @@ Two tables, both proxies for "how common is this piece of text":
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -191,7 +192,7 @@ def mergeable_pairs() -> str:
 
 
 def _add_pairs(pairs: set[str], piece: str) -> None:
-    for a, b in zip(piece, piece[1:], strict=False):
+    for a, b in itertools.pairwise(piece):
         if _pairs_class(a) == _pairs_class(b) != 0:
             pairs.add(a + b)
 
