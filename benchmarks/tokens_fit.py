@@ -95,6 +95,13 @@ def probes() -> list[tuple[str, list[str]]]:
                 for r in (tables["costs_three"], [[0xE000, 0xF8FF]], [[0xFB50, 0xFDFF]])
             ],
         ),
+        *(
+            (
+                f"extra_tokens_{vocabulary}",
+                [_soup(rng, costs["two"] + costs["three"], 3000)],
+            )
+            for vocabulary, costs in tables["own_costs"].items()
+        ),
         ("astral_beyond_emoji", [_soup(rng, [[0x10000, 0x1EFFF], [0x20000, 0x10FFFF]], 3000)]),
         ("astral", [_soup(rng, [[0x1F300, 0x1F64F], [0x1F900, 0x1F9FF]], 3000)]),
         (
@@ -158,7 +165,6 @@ def probes() -> list[tuple[str, list[str]]]:
         ),
         ("common_words", [" ab" * 10_000, " the" * 10_000]),
         ("newline_runs", ["\n\u00a0" * 20_000]),
-        ("other_two_byte", [_words(rng, 0x621, 0x64A, 20_000), _words(rng, 0x5D0, 0x5EA, 20_000)]),
         ("far_merging_repeats", ["\u2500" * 1000, "\u2014" * 1000, "\u2026" * 1000]),
         ("other_three_byte", ["\u2550" * 1000, "\u2501" * 1000, "\u2588" * 1000]),
         ("other_three_byte_unmergeable", ["\u200b" * 1000, "\u2060" * 1000, "\u251c" * 1000]),
@@ -166,14 +172,17 @@ def probes() -> list[tuple[str, list[str]]]:
 
 
 def pair_probes() -> list[str]:
-    """Random letters of the three-byte scripts (U+0800-U+1FFF), whose prose the
-    vocabularies merge several characters to a token: their cost beyond what the fitted
-    weights price them at is what the ``unlearned_pairs`` floor must cover
-    (``pair_floor``). Two-byte scripts keep the ``other_two_byte`` floor: random Cyrillic
-    or Greek is mostly pairs the vocabularies learned, and still costs a token every
-    character or two."""
+    """Random letters of scripts whose prose the vocabularies merge several characters
+    to a token (Arabic, Hebrew, Armenian and the three-byte scripts of U+0800-U+1FFF):
+    their cost beyond what the fitted weights price them at is what the
+    ``unlearned_pairs`` floor must cover (``pair_floor``). Not Cyrillic or Greek, whose
+    random letters are mostly pairs the vocabularies learned and still cost a token every
+    character or two: one price a pair for them would be three for the others."""
     rng = random.Random(7)
     scripts = (
+        (0x621, 0x64A),  # Arabic
+        (0x5D0, 0x5EA),  # Hebrew
+        (0x561, 0x586),  # Armenian
         (0xE01, 0xE3A),  # Thai
         (0xF40, 0xF6C),  # Tibetan
         (0x905, 0x94D),  # Devanagari
@@ -226,16 +235,19 @@ PAIR_ROUNDS = 2
 
 
 def floors(
-    count: Callable[[str], int], share: float, only: frozenset[str] | None = None
+    count: Callable[[str], int],
+    share: float,
+    only: frozenset[str] | None = None,
+    skip: frozenset[str] = frozenset(),
 ) -> dict[str, float]:
-    """The least weight of each probed feature (of ``only``, when given), in the order
-    of ``probes``: ``share`` of the most any of its texts costs a unit of it beyond the
-    floors already set."""
+    """The least weight of each probed feature (of ``only``, when given; not of
+    ``skip``), in the order of ``probes``: ``share`` of the most any of its texts costs a
+    unit of it beyond the floors already set."""
     # Each run of digits or letters is a piece of its own to every pre-tokenizer, so it
     # costs at least one token.
     found = {} if only else dict.fromkeys(("digit_runs", "other_words"), share)
     for feature, texts in probes():
-        if only and feature not in only:
+        if (only and feature not in only) or feature in skip:
             continue
         prices = []
         for text in texts:
@@ -251,14 +263,11 @@ def floors(
 # profile meant to match its tokenizer cannot afford (see docs/tokens.md).
 RARE_FEATURES = frozenset(
     (
-        "costs_two",
-        "costs_three",
         "astral_beyond_emoji",
         "spaces_in_runs",
         "carriage_returns",
         "long_run_letters",
         "latin_extended",
-        "other_two_byte",
         "other_three_byte",
         "newlines",
         "tabs",
@@ -277,6 +286,16 @@ RARE_FEATURES = frozenset(
         "short_merging_repeats",
     )
 )
+EXTRA_TOKENS = frozenset(f"extra_tokens_{v}" for v in ("cl100k", "o200k", "deepseek_v4", "qwen3"))
+"""Each vocabulary's own costly characters: a tokenizer-specific profile takes the floor
+of its own (``OWN_COSTS``), not that of every vocabulary's (``costs_two``,
+``costs_three``), which ``generic`` keeps."""
+OWN_COSTS = {
+    "cl100k": "extra_tokens_cl100k",
+    "o200k": "extra_tokens_o200k",
+    "deepseek-v4": "extra_tokens_deepseek_v4",
+    "qwen3": "extra_tokens_qwen3",
+}
 COUNT_CACHE = os.environ.get("TOKENS_FIT_CACHE", "")
 
 
@@ -355,7 +374,7 @@ def main(corpus: str) -> None:
             list(zip(texts, counts[tokenizer], weights, strict=True)),
             counters[tokenizer],
             OWN_SHARE,
-            floors(counters[tokenizer], OWN_SHARE, RARE_FEATURES),
+            floors(counters[tokenizer], OWN_SHARE, RARE_FEATURES | {OWN_COSTS[profile]}),
             name=profile,
             expectile=OWN_EXPECTILE,
             about=f"fitted to {ABOUT[profile]} {described}",
@@ -371,7 +390,7 @@ def main(corpus: str) -> None:
         list(zip(texts, highest, weights, strict=True)),
         largest,
         GENERIC_SHARE,
-        floors(largest, GENERIC_SHARE),
+        floors(largest, GENERIC_SHARE, skip=EXTRA_TOKENS),
         name="generic",
         expectile=GENERIC_EXPECTILE,
         about="conservative, for budgets and models without a public tokenizer: fitted "

@@ -124,6 +124,14 @@ def costly_characters(counters: list[Any]) -> tuple[list[list[int]], list[list[i
     return _ranges(two), _ranges(three)
 
 
+def own_costs(counter: Any) -> dict[str, list[list[int]]]:
+    """``costly_characters`` of one vocabulary: the characters *it* encodes, alone, in
+    two tokens, and in three or more. A tokenizer-specific profile prices these, not
+    every vocabulary's at once (Armenian letters cost cl100k two tokens, o200k one)."""
+    two, three = costly_characters([counter])
+    return {"two": two, "three": three}
+
+
 def emoji_plane_costs_three(counters: list[Any]) -> list[list[int]]:
     """Code points of the emoji plane (U+1F000-U+1FFFF) that some vocabulary encodes,
     alone, in three or more tokens: all of it but the emoji vocabularies merge, which
@@ -238,6 +246,12 @@ def main() -> None:
         "repeat_mergeable": repeat_mergeable(all_four),
         "repeat_far": repeat_far(all_four),
         "mergeable_pairs": mergeable_pairs(),
+        "own_costs": {
+            name: own_costs(counter)
+            for name, counter in zip(
+                ("cl100k", "o200k", "deepseek_v4", "qwen3"), all_four, strict=True
+            )
+        },
     }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(tables, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")

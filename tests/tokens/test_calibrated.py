@@ -158,6 +158,7 @@ NEW_FEATURES = tuple(
     name
     for name in FEATURE_NAMES[FEATURE_NAMES.index("costs_three") + 1 :]
     if name not in ("unindented_lines", "punctuation_line_starts")
+    and not name.startswith("extra_tokens_")
 )
 
 
@@ -217,6 +218,17 @@ def test_unlearned_pairs_tell_random_letters_from_prose_in_the_same_script() -> 
     assert "script_letters" not in thai
     tamil = features("வணக்கம் ─═")
     assert (tamil["script_letters"], tamil["other_three_byte"]) == (7, 2)
+
+
+def test_each_vocabulary_has_its_own_costly_characters() -> None:
+    """Armenian letters cost cl100k two tokens alone and o200k one: the tokens beyond one
+    are counted per vocabulary, so that o200k's profile does not price them at cl100k's
+    cost (costs_two is any vocabulary's)."""
+    found = features("Բարեւ աշխարհ")
+    assert found["extra_tokens_cl100k"] == found["costs_two"] == 11
+    assert "extra_tokens_o200k" not in found
+    private = features("\ue000")  # private use: three tokens alone in cl100k and Qwen
+    assert (private["extra_tokens_cl100k"], private["extra_tokens_qwen3"]) == (2, 2)
 
 
 def test_lines_starting_with_punctuation_are_counted_the_first_one_too() -> None:

@@ -120,6 +120,10 @@ FEATURE_NAMES: Final = (
     "script_letters",
     "thai_lao_letters",
     "devanagari_letters",
+    "extra_tokens_cl100k",
+    "extra_tokens_o200k",
+    "extra_tokens_deepseek_v4",
+    "extra_tokens_qwen3",
 )
 """Feature order, shared by ``text_features`` and every profile.
 
@@ -215,7 +219,11 @@ price of a letter in a word. ``thai_lao_letters``: the Thai and Lao ones among t
 0.9 tokens a character on Thai prose, 1.3-1.7 on Tamil or Georgian);
 ``devanagari_letters``: the Devanagari ones (U+0900-U+097F: Hindi, Marathi, Nepali),
 which cl100k merges better than the other Indic scripts (1.0 a character against
-1.3-1.7).
+1.3-1.7). ``extra_tokens_<vocabulary>``: the tokens beyond one that the named
+vocabulary spends on each non-Han character of the Basic Multilingual Plane beyond
+ASCII when it stands alone (``own_costs`` in ``data/feature_tables.json``): its own
+costly characters, where ``costs_two`` and ``costs_three`` are those of any vocabulary
+(Armenian letters cost cl100k two tokens alone, o200k one).
 """
 
 _ASCII_PUNCTUATION: Final = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
@@ -326,6 +334,9 @@ _NO_KIND: Final = bytes(b for b in range(256) if _kind(b) == b".")
 # Belarusian, Serbian, Macedonian), which vocabularies trained mostly on Russian split.
 # U+0E00-U+0EFF: E0 then B8-BB.
 _THAI_LAO_PREFIXES: Final = (b"\xe0\xb8", b"\xe0\xb9", b"\xe0\xba", b"\xe0\xbb")
+# The vocabularies of the ``extra_tokens_*`` features, in ``FEATURE_NAMES`` order.
+_VOCABULARY_COSTS: Final = ("cl100k", "o200k", "deepseek_v4", "qwen3")
+_NO_EXTRA_TOKENS: Final = (0,) * len(_VOCABULARY_COSTS)
 # U+0900-U+097F: E0 then A4 or A5.
 _DEVANAGARI_PREFIXES: Final = (b"\xe0\xa4", b"\xe0\xa5")
 _BEYOND_RUSSIAN: Final = tuple(c.encode() for c in "іїєґўјљњћџђѓќѕІЇЄҐЎЈЉЊЋЏЂЃЌЅ")
@@ -361,6 +372,9 @@ class _Tables:
     costs_two: re.Pattern[str]
     # Either class (the two are disjoint): most texts hold neither, found in one pass.
     costs_two_or_three: re.Pattern[str]
+    # Per vocabulary (``VOCABULARY_COSTS`` order): its characters of cost 2 or 3, and
+    # those of cost 3.
+    own_costs: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...]
     emoji_plane_costs_three: re.Pattern[str]
     repeat_mergeable: re.Pattern[str]
     # A character of ``repeat_far`` and its repeats, as one match.
@@ -411,6 +425,15 @@ def _tables() -> _Tables:
         han_beyond_everyday=_beyond(tables["han_everyday"]),
         costs_two=_class_of_ranges(tables["costs_two"]),
         costs_two_or_three=_class_of_ranges(tables["costs_two"] + tables["costs_three"]),
+        own_costs=tuple(
+            (
+                _class_of_ranges(
+                    tables["own_costs"][name]["two"] + tables["own_costs"][name]["three"]
+                ),
+                _class_of_ranges(tables["own_costs"][name]["three"]),
+            )
+            for name in _VOCABULARY_COSTS
+        ),
         emoji_plane_costs_three=_class_of_ranges(tables["emoji_plane_costs_three"]),
         repeat_mergeable=_class_of_ranges(tables["repeat_mergeable"]),
         repeat_far=_runs_of_one(tables["repeat_far"]),
@@ -592,6 +615,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
             0,
             0,
             0,
+            *_NO_EXTRA_TOKENS,
         )
     non_ascii = full.translate(None, _ASCII).decode("utf-8", "surrogatepass")
     classes = data.translate(_LEAD_CLASS_TABLE, _ASCII)  # one letter per non-ASCII character
@@ -617,8 +641,12 @@ def _piece_features(text: str) -> tuple[int, ...]:
     leads = int.from_bytes(data.translate(_LEAD_FLAG_TABLE), "little")
     two_byte_pairs = _pairs(leads & _EVERY_TWO_BYTE_LEAD)
     script_pairs = _pairs(leads & _EVERY_THREE_BYTE_SCRIPT_LEAD) if other_three_byte else 0
-    costs = _matched(tables.costs_two_or_three, non_ascii)
-    costs_two = _matched(tables.costs_two, non_ascii) if costs else 0
+    # The costly characters alone (a superset of every finer class below), so the
+    # classes after this pass look at them only.
+    costly = "".join(tables.costs_two_or_three.findall(non_ascii))
+    costs = len(costly)
+    costs_two = _matched(tables.costs_two, costly) if costs else 0
+    extra_tokens = _extra_tokens(tables.own_costs, costly) if costs else _NO_EXTRA_TOKENS
     non_ascii_flags = flags & _EVERY_NON_ASCII  # one mask for its three neighbours
     return (
         *ascii_part,
@@ -663,6 +691,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
         script_letters - thai_lao - devanagari,
         thai_lao,
         devanagari,
+        *extra_tokens,
     )
 
 
@@ -773,6 +802,17 @@ def _unlearned_pairs(text: str, learned: frozenset[str], pairs: int) -> int:
         return 0
     joined = "\x00".join(_PAIR_RUNS.findall(text))
     return pairs - sum(map(learned.__contains__, map(operator.add, joined, joined[1:])))
+
+
+def _extra_tokens(
+    own_costs: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...], costly: str
+) -> tuple[int, ...]:
+    """Per vocabulary, the tokens beyond one its costly characters among ``costly`` cost
+    alone: one for each of cost 2 or 3, one more for each of cost 3."""
+    return tuple(
+        _matched(two_or_three, costly) + _matched(three, costly)
+        for two_or_three, three in own_costs
+    )
 
 
 def _far_repeats(runs: re.Pattern[str], text: str, non_ascii: str) -> int:
