@@ -220,6 +220,13 @@ def test_unlearned_pairs_tell_random_letters_from_prose_in_the_same_script() -> 
     assert (tamil["script_letters"], tamil["other_three_byte"]) == (7, 2)
 
 
+@pytest.mark.parametrize("text", ["ascii only", "é", "नमस्ते", "中文", "\U0001f600", "a" * 20_000])
+def test_every_text_gets_one_count_per_feature_name(text: str) -> None:
+    """The ASCII and non-ASCII paths, and long texts cut into pieces, all give one value
+    per name (a short tuple would silently drop the last weights of the sum)."""
+    assert len(text_features(text)) == len(FEATURE_NAMES)
+
+
 def test_each_vocabulary_has_its_own_costly_characters() -> None:
     """Armenian letters cost cl100k two tokens alone and o200k one: the tokens beyond one
     are counted per vocabulary, so that o200k's profile does not price them at cl100k's

@@ -337,6 +337,8 @@ _THAI_LAO_PREFIXES: Final = (b"\xe0\xb8", b"\xe0\xb9", b"\xe0\xba", b"\xe0\xbb")
 # The vocabularies of the ``extra_tokens_*`` features, in ``FEATURE_NAMES`` order.
 _VOCABULARY_COSTS: Final = ("cl100k", "o200k", "deepseek_v4", "qwen3")
 _NO_EXTRA_TOKENS: Final = (0,) * len(_VOCABULARY_COSTS)
+# The features from ``unlearned_pairs`` on are 0 in ASCII text.
+_NO_SCRIPTS: Final = (0,) * (len(FEATURE_NAMES) - FEATURE_NAMES.index("unlearned_pairs"))
 # U+0900-U+097F: E0 then A4 or A5.
 _DEVANAGARI_PREFIXES: Final = (b"\xe0\xa4", b"\xe0\xa5")
 _BEYOND_RUSSIAN: Final = tuple(c.encode() for c in "іїєґўјљњћџђѓќѕІЇЄҐЎЈЉЊЋЏЂЃЌЅ")
@@ -372,7 +374,7 @@ class _Tables:
     costs_two: re.Pattern[str]
     # Either class (the two are disjoint): most texts hold neither, found in one pass.
     costs_two_or_three: re.Pattern[str]
-    # Per vocabulary (``VOCABULARY_COSTS`` order): its characters of cost 2 or 3, and
+    # Per vocabulary (``_VOCABULARY_COSTS`` order): its characters of cost 2 or 3, and
     # those of cost 3.
     own_costs: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...]
     emoji_plane_costs_three: re.Pattern[str]
@@ -611,11 +613,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
             escapes,
             line_starts[1],
             short_repeats,
-            0,
-            0,
-            0,
-            0,
-            *_NO_EXTRA_TOKENS,
+            *_NO_SCRIPTS,
         )
     non_ascii = full.translate(None, _ASCII).decode("utf-8", "surrogatepass")
     classes = data.translate(_LEAD_CLASS_TABLE, _ASCII)  # one letter per non-ASCII character
