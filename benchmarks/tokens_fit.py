@@ -13,10 +13,12 @@ halves (and on agents never fitted on). Writes ``src/ctxbudget/tokens/profiles/*
 ``generic`` is fitted, as a high expectile, to the largest of the four counts of each
 sample, and every profile with floors (``floors``): the worst-case price of the features
 that no vocabulary merges far, measured on probes (``probes``), so that no text can
-hide its cost from the guard. ``central`` is
-fitted, as a plain mean (expectile 0.5), to the mean of the four counts: the unbiased
-guess for a tokenizer nobody publishes, which a meter that predicts the provider's
-figure needs.
+hide its cost from the guard, and the floor of ``unlearned_pairs`` measured against the
+fit itself (``fit_with_pair_floor``). ``central`` is fitted, as a plain mean (expectile
+0.5), to the mean of the four counts: the unbiased guess for a tokenizer nobody
+publishes, which a meter that predicts the provider's figure needs. Samples are
+weighed (``sample_weights``): agent traffic most, translation catalogs and generated
+text least.
 """
 
 from __future__ import annotations
@@ -286,16 +288,16 @@ RARE_FEATURES = frozenset(
         "short_merging_repeats",
     )
 )
-EXTRA_TOKENS = frozenset(f"extra_tokens_{v}" for v in ("cl100k", "o200k", "deepseek_v4", "qwen3"))
-"""Each vocabulary's own costly characters: a tokenizer-specific profile takes the floor
-of its own (``OWN_COSTS``), not that of every vocabulary's (``costs_two``,
-``costs_three``), which ``generic`` keeps."""
 OWN_COSTS = {
     "cl100k": "extra_tokens_cl100k",
     "o200k": "extra_tokens_o200k",
     "deepseek-v4": "extra_tokens_deepseek_v4",
     "qwen3": "extra_tokens_qwen3",
 }
+"""Each vocabulary's own costly characters: a tokenizer-specific profile takes the floor
+of its own, not that of every vocabulary's (``costs_two``, ``costs_three``), which
+``generic`` keeps and so skips these (``EXTRA_TOKENS``)."""
+EXTRA_TOKENS = frozenset(OWN_COSTS.values())
 COUNT_CACHE = os.environ.get("TOKENS_FIT_CACHE", "")
 
 
@@ -324,8 +326,8 @@ send."""
 AGENT_WEIGHT = 6.0
 """Agent traffic (tool output, tool-call arguments, assistant text) weighs twice what
 other prose and code does: the per-kind goals are on it, and it is checked on sessions
-and agents never fitted on (in ``benchmarks/accuracy.py``: assistant text 4.4-5.2 % ->
-3.8-4.6 %, at +0.3-0.8 points on the dev corpus's ja and json)."""
+and agents never fitted on (in ``benchmarks/accuracy.py``, when it was set: assistant
+text 4.4-5.2 % -> 3.8-4.6 %, at +0.3-0.8 points on the dev corpus's ja and json)."""
 
 
 def sample_weights(samples: list[Sample]) -> list[float]:
