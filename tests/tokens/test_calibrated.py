@@ -523,9 +523,10 @@ def test_fit_refuses_a_sample_weight_that_is_not_a_positive_number(weight: objec
         fit_profile([("plain words", 2, weight)])  # type: ignore[list-item]
 
 
-def test_fit_refuses_a_sample_of_four_items() -> None:
+@pytest.mark.parametrize("sample", [("plain words", 2, 1.0, 1.0), ("plain words",), "text"])
+def test_fit_refuses_a_sample_that_is_not_a_pair_or_a_triple(sample: object) -> None:
     with pytest.raises(ProfileError, match=r"\(text, count\) or \(text, count, weight\)"):
-        fit_profile([("plain words", 2, 1.0, 1.0)])  # type: ignore[list-item]
+        fit_profile([sample])  # type: ignore[list-item]
 
 
 def test_fit_refuses_empty_input_and_bad_expectile() -> None:

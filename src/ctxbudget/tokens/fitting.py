@@ -60,10 +60,11 @@ def fit_profile(
     lower = _lower_bounds(floors or {})
     rows: list[list[float]] = []
     importance: list[float] = []
-    for text, count, *weight in samples:
+    for sample in samples:
+        text, count, weight = _sample(sample)
         if text and count > 0:
             rows.append([x / count for x in text_features(text)])  # relative error: 1/count
-            importance.append(_sample_weight(weight))
+            importance.append(weight)
     if not rows:
         raise ProfileError("fit_profile needs at least one sample with text and a count > 0")
     weights = _expectile_fit(rows, expectile, lower, importance=importance)
@@ -124,17 +125,18 @@ def fit_profile_from_usage(
     )
 
 
-def _sample_weight(extra: list[float]) -> float:
-    if not extra:
-        return 1.0
-    if len(extra) != 1:
-        raise ProfileError("a sample is (text, count) or (text, count, weight)")
-    (weight,) = extra
+def _sample(sample: tuple[str, int] | tuple[str, int, float]) -> tuple[str, int, float]:
+    """A sample's text, count and weight (1 when it has none)."""
+    if not isinstance(sample, tuple | list) or len(sample) not in (2, 3):
+        shown = repr(sample)[:80]
+        raise ProfileError(f"a sample is (text, count) or (text, count, weight), got {shown}")
+    text, count = sample[0], sample[1]
+    weight = sample[2] if len(sample) == 3 else 1.0
     if isinstance(weight, bool) or not isinstance(weight, int | float) or not weight > 0:
         raise ProfileError(f"a sample's weight must be a number > 0, got {weight!r}")
     if not math.isfinite(weight):
         raise ProfileError(f"a sample's weight must be finite, got {weight!r}")
-    return float(weight)
+    return text, count, float(weight)
 
 
 def _lower_bounds(floors: Mapping[str, float]) -> list[float]:
