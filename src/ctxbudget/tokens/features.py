@@ -27,12 +27,14 @@ a count that never drops when text is appended (except the word-table ones when 
 new text continues the last word), and features add up over pieces of a text cut
 after a run of newlines, which is how long texts are processed (see ``_PIECE``).
 
-Two tables ship with the package (``data/feature_tables.json``, derived from real
+Tables ship with the package (``data/feature_tables.json``, derived from real
 vocabularies by ``benchmarks/tokens_tables.py``): common English words, which BPE
-vocabularies spend one token on, and Han ideographs grouped by how rare they are
+vocabularies spend one token on; Han ideographs grouped by how rare they are
 (``han_frequent`` / ``han_common`` / ``han_rare`` cost 1 / 2 / 3 tokens in cl100k;
 ``han_beyond_everyday`` are not whole tokens in DeepSeek's and Qwen's vocabularies,
-unlike the 5,000 everyday ones).
+unlike the 5,000 everyday ones); the characters some vocabulary, and each one, spends 2 or
+3 tokens on alone; the symbols that merge when repeated; and the character pairs the
+vocabularies hold inside tokens (``unlearned_pairs``, ``learned_letter_joins``).
 """
 
 from __future__ import annotations
