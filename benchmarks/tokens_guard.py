@@ -7,7 +7,10 @@ every block, invisible, combining and private-use characters, white-space runs,
 repeated units, base64, hex) with Hypothesis seeded, and counts the distinct texts that
 ``generic`` prices below 90 % of the largest of the four exact counts, or a specific
 profile below 88 % of its own tokenizer's (rounded down, as the test does). ``--show N``
-prints the N worst of each profile. Needs the ``dev`` extra (the four vocabularies).
+prints the N worst of each profile. ``--adversarial`` also counts the (text, profile)
+pairs below the share on the generated adversarial texts ``benchmarks/accuracy.py``
+checks (``tokens_corpus.adversarial_text("check")``). Needs the ``dev`` extra (the four
+vocabularies).
 """
 
 from __future__ import annotations
@@ -19,11 +22,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "tokens"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import test_guard
 from hypothesis import HealthCheck, given, seed, settings
 
 from ctxbudget.tokens import CalibratedCounter
+from tokens_corpus import adversarial_text
 
 PROFILES = ("generic", *test_guard.PROFILE_OF.values())
 
@@ -68,6 +73,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("runs", nargs="*", default=["1500:1", "5000:11", "3000:12"])
     parser.add_argument("--show", type=int, default=0, help="the N worst texts of each profile")
+    parser.add_argument(
+        "--adversarial", action="store_true", help="also the generated adversarial check texts"
+    )
     args = parser.parse_args()
     for run in args.runs:
         examples, _, at_seed = run.partition(":")
@@ -83,6 +91,10 @@ def main() -> None:
         for name, pairs in found.items():
             for ratio, text in sorted(pairs)[: args.show]:
                 print(f"  {name:12s} {ratio:.2f} {text[:80]!r}")
+    if args.adversarial:
+        texts = [sample["text"] for sample in adversarial_text("check")]
+        below = sum(map(len, failures(texts).values()))
+        print(f"adversarial check texts: {below} of {len(texts) * len(PROFILES)} (text, profile)")
 
 
 if __name__ == "__main__":
