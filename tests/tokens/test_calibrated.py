@@ -249,6 +249,37 @@ def test_each_vocabulary_has_its_own_costly_characters() -> None:
     assert (private["extra_tokens_cl100k"], private["extra_tokens_qwen3"]) == (2, 2)
 
 
+@pytest.mark.parametrize(
+    ("text", "name", "letters"),
+    [
+        ("Καλημέρα κόσμε", "greek_letters", 13),
+        ("Բարեւ աշխարհ", "armenian_letters", 11),  # capitals and letters past U+057F too
+        ("שלום עולם", "hebrew_letters", 8),
+        ("నమస్కారం ನಮಸ್ಕಾರ നമസ്കാരം", "telugu_kannada_malayalam_letters", 23),
+        ("ආයුබෝවන්", "sinhala_letters", 8),
+        ("မြန်မာ", "myanmar_letters", 6),
+        ("გამარჯობა", "georgian_letters", 9),
+        ("ሰላም", "ethiopic_letters", 3),
+        ("ខ្មែរ", "khmer_letters", 5),
+        ("Tiếng Việt", "vietnamese_letters", 2),  # ế and ệ; the other letters are ASCII
+    ],
+)
+def test_scripts_whose_cost_differs_by_vocabulary_have_their_own_letter_count(
+    text: str, name: str, letters: int
+) -> None:
+    """Greek shares a class with Cyrillic, and these scripts with others, but each
+    vocabulary merges them differently (cl100k spends twice as many tokens on Greek as
+    on Russian): their letters are counted apart, and only theirs; the three-byte ones
+    leave ``script_letters``, which keeps Tamil and Bengali."""
+    found = features(text)
+    assert found[name] == letters
+    scripts = FEATURE_NAMES[FEATURE_NAMES.index("greek_letters") :]
+    assert [n for n in scripts if n in found] == [name]
+    assert "script_letters" not in found
+    assert features("வணக்கம் নমস্কার")["script_letters"] == 14
+    assert not set(scripts) & set(features("Привет, мир 中文 नमस्ते สวัสดี é வணக்கம் নমস্কার"))
+
+
 def test_lines_starting_with_punctuation_are_counted_the_first_one_too() -> None:
     found = features("# comment\n[section]\n  indented\nword\n-flag")
     assert found["punctuation_line_starts"] == 3  # "#", "[", "-"
