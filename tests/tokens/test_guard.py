@@ -219,6 +219,24 @@ def test_an_arabic_request_the_old_guard_let_through_is_priced_near_its_cost() -
     assert_not_fooled(text)
 
 
+# Written for these tests: ordinary sentences, which a shared class price once
+# under-counted (Greek priced as Russian, which every vocabulary merges about twice as
+# far: the guard counted Greek prose at 60 % of cl100k's count).
+PROSE_PRICED_APART = {
+    "Greek": "Η Ελλάδα είναι μια χώρα στη νότια Ευρώπη με πολλά νησιά και μακρά ιστορία. "
+    "Αυτό το κείμενο γράφτηκε για έναν απλό έλεγχο του μετρητή.",
+    "Georgian": "საქართველო არის ქვეყანა კავკასიაში, შავი ზღვის აღმოსავლეთ სანაპიროზე. "
+    "ეს მოკლე ტექსტი დაიწერა მრიცხველის შესამოწმებლად.",
+    "Armenian": "Հայաստանը լեռնային երկիր է Հարավային Կովկասում։ Այս տեքստը գրվել է "
+    "հաշվիչը ստուգելու համար։",
+}
+
+
+@pytest.mark.parametrize("script", sorted(PROSE_PRICED_APART))
+def test_prose_of_scripts_that_shared_a_cheaper_price_is_not_underpriced(script: str) -> None:
+    assert_not_fooled(PROSE_PRICED_APART[script] * 20)
+
+
 # -- and is not wasteful on ordinary text -----------------------------------------------------
 
 
