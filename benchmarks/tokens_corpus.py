@@ -569,6 +569,12 @@ LOCALES = (
     "el",
     "ru",
     "uk",
+    "be",
+    "sr",
+    "kk",
+    "ky",
+    "tt",
+    "mn",
     "vi",
     "pa",
     "gu",
@@ -592,7 +598,9 @@ def locale_text(split: str) -> list[Sample]:
             try:
                 with path.open("rb") as f:
                     catalog = gettext.GNUTranslations(f)._catalog  # type: ignore[attr-defined]
-            except (OSError, UnicodeDecodeError, gettext.error):  # type: ignore[attr-defined]
+            # A catalog gettext cannot read is skipped: a bad magic number (OSError), or
+            # a malformed header, such as a Plural-Forms line without "plural=".
+            except (OSError, UnicodeDecodeError, ValueError, IndexError):
                 continue
             text = "\n".join(str(v) for k, v in catalog.items() if k and isinstance(v, str))
             for chunk in list(_chunks(text, CHUNK))[:3]:

@@ -299,6 +299,11 @@ def test_very_long_words_are_counted_too() -> None:
 
 def test_cyrillic_letters_russian_does_not_use() -> None:
     assert features("Україна їжак")["cyrillic_beyond_russian"] == 2  # ї twice
+    # Kazakh's Қ and қ (Cyrillic Supplement, U+0460-U+052F, too); Ё is Russian.
+    assert features("Қазақстан, Монгол улс, Ёлка")["cyrillic_beyond_russian"] == 2
+    # Every letter of a word that holds one, Russian's included: "Зүүн", not "Монгол".
+    assert features("Монгол улс нь Зүүн Азид")["non_russian_cyrillic_word_letters"] == 4
+    assert "non_russian_cyrillic_word_letters" not in features("Россия, Ёлка")
     assert "cyrillic_beyond_russian" not in features("Россия")
 
 

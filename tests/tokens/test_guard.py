@@ -221,20 +221,34 @@ def test_an_arabic_request_the_old_guard_let_through_is_priced_near_its_cost() -
 
 # Written for these tests: ordinary sentences, which a shared class price once
 # under-counted (Greek priced as Russian, which every vocabulary merges about twice as
-# far: the guard counted Greek prose at 60 % of cl100k's count).
-PROSE_PRICED_APART = {
+# far: the guard counted Greek prose at 60 % of cl100k's count; Kazakh, whose Cyrillic
+# letters beyond Russian's were not counted apart, 11 % under).
+PROSE_ONCE_UNDERPRICED = {
     "Greek": "Η Ελλάδα είναι μια χώρα στη νότια Ευρώπη με πολλά νησιά και μακρά ιστορία. "
     "Αυτό το κείμενο γράφτηκε για έναν απλό έλεγχο του μετρητή.",
     "Georgian": "საქართველო არის ქვეყანა კავკასიაში, შავი ზღვის აღმოსავლეთ სანაპიროზე. "
     "ეს მოკლე ტექსტი დაიწერა მრიცხველის შესამოწმებლად.",
     "Armenian": "Հայաստանը լեռնային երկիր է Հարավային Կովկասում։ Այս տեքստը գրվել է "
     "հաշվիչը ստուգելու համար։",
+    "Kazakh": "Қазақстан Орталық Азиядағы ең үлкен мемлекет. Бұл мәтін санауышты "
+    "тексеру үшін жазылды.",
 }
 
 
-@pytest.mark.parametrize("script", sorted(PROSE_PRICED_APART))
-def test_prose_of_scripts_that_shared_a_cheaper_price_is_not_underpriced(script: str) -> None:
-    assert_not_fooled(PROSE_PRICED_APART[script] * 20)
+@pytest.mark.parametrize("language", sorted(PROSE_ONCE_UNDERPRICED))
+def test_prose_of_scripts_that_shared_a_cheaper_price_is_not_underpriced(language: str) -> None:
+    assert_not_fooled(PROSE_ONCE_UNDERPRICED[language] * 20)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="not yet met: Mongolian words are mostly letters of Russian's alphabet, priced "
+    "as Russian ones; the guard counts this prose at 70 % of cl100k's count and the "
+    "catalogs 24 % under (docs/tokens.md, Cyrillic beyond Russian)",
+)
+def test_mongolian_prose_is_not_underpriced() -> None:
+    mongolian = "Монгол улс нь Зүүн Азид оршдог. Энэ бичвэрийг тоолуурыг шалгах зорилгоор бичсэн. "
+    assert_not_fooled(mongolian * 20)
 
 
 # -- and is not wasteful on ordinary text -----------------------------------------------------

@@ -137,6 +137,7 @@ FEATURE_NAMES: Final = (
     "ethiopic_letters",
     "khmer_letters",
     "vietnamese_letters",
+    "non_russian_cyrillic_word_letters",
 )
 """Feature order, shared by ``text_features`` and every profile.
 
@@ -253,7 +254,11 @@ out of ``script_letters`` as the Thai and Devanagari ones are, each at its own p
 catalogs, 0.60-0.63 on Hindi and Tamil ones). Bengali, Gurmukhi, Gujarati and Tamil
 stay in ``script_letters``, with Oriya, Tibetan and the scripts of no catalog here: the
 two halves of their catalogs disagree by 15-25 % on what they cost, so a price of their
-own fitted on one half misses the other by as much."""
+own fitted on one half misses the other by as much.
+``non_russian_cyrillic_word_letters``: the letters of Cyrillic words that hold a letter
+Russian does not use (``cyrillic_beyond_russian``: і, ў, ј, ә, ө, ү...): such words are
+of Ukrainian, Belarusian, Serbian, Kazakh, Kyrgyz or Mongolian, which vocabularies
+trained mostly on Russian merge less, letters of Russian's alphabet included."""
 
 _ASCII_PUNCTUATION: Final = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 _RARE_LETTERS: Final = b"jkqvwxyzJKQVWXYZ"
@@ -359,8 +364,6 @@ def _kind(b: int) -> bytes:
 
 _KIND_TABLE: Final = b"".join(_kind(b) for b in range(256))
 _NO_KIND: Final = bytes(b for b in range(256) if _kind(b) == b".")
-# і ї є ґ ў ј љ њ ћ џ ђ ѓ ќ ѕ: Cyrillic letters Russian does not use (Ukrainian,
-# Belarusian, Serbian, Macedonian), which vocabularies trained mostly on Russian split.
 # U+0E00-U+0EFF: E0 then B8-BB.
 _THAI_LAO_PREFIXES: Final = (b"\xe0\xb8", b"\xe0\xb9", b"\xe0\xba", b"\xe0\xbb")
 # A character of U+0080-U+1FFF and the ASCII letter after it.
@@ -394,7 +397,18 @@ _PAGE_BELOW_2000: Final = bytes(b if b < 0x20 else 0x40 for b in range(256))
 _UPPER_HALF: Final = bytes(int(b >= 0x80) for b in range(256))
 # U+0900-U+097F: E0 then A4 or A5.
 _DEVANAGARI_PREFIXES: Final = (b"\xe0\xa4", b"\xe0\xa5")
-_BEYOND_RUSSIAN: Final = tuple(c.encode() for c in "іїєґўјљњћџђѓќѕІЇЄҐЎЈЉЊЋЏЂЃЌЅ")
+# The Cyrillic letters Russian does not use (U+0400-U+052F but А-я, Ё and ё): і ї є ґ of
+# Ukrainian, ў of Belarusian, ј љ њ ћ џ of Serbian and Macedonian, ә ғ қ ң ө ұ ү һ of
+# Kazakh, Mongolian and the other languages of Central Asia, which vocabularies trained
+# mostly on Russian split (the guard once counted Mongolian at 66 % of cl100k's count).
+_BEYOND_RUSSIAN: Final = re.compile(
+    "[\u0400\u0402-\u040f\u0450\u0452-\u052f][\u0400\u0402-\u040f\u0450\u0452-\u052f]*"
+)
+# A Cyrillic word that holds one of them: its letters, which vocabularies merge less
+# than Russian words even where they are Russian's (Mongolian, Kyrgyz, Belarusian).
+_NON_RUSSIAN_WORDS: Final = re.compile(
+    "[\u0400-\u052f]*[\u0400\u0402-\u040f\u0450\u0452-\u052f][\u0400-\u052f]*"
+)
 _CJK_PUNCTUATION_PREFIX: Final = b"\xe3\x80"  # U+3000-U+303F
 _UPPER_GREEK_CYRILLIC_LEAD: Final = bytes(1 if b in (0xCE, 0xD0) else 0 for b in range(256))
 _UPPER_GREEK_CYRILLIC_SECOND: Final = bytes(1 if 0x80 <= b <= 0xAF else 0 for b in range(256))
@@ -696,6 +710,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
     thai_lao = sum(map(full.count, _THAI_LAO_PREFIXES)) if script_letters else 0
     devanagari = sum(map(full.count, _DEVANAGARI_PREFIXES)) if script_letters else 0
     scripts = _script_letters(non_ascii) if script_letters else _NO_SCRIPT_LETTERS
+    beyond_russian = _matched(_BEYOND_RUSSIAN, non_ascii) if greek_cyrillic else 0
     leads = int.from_bytes(data.translate(_LEAD_FLAG_TABLE), "little")
     two_byte_pairs = _pairs(leads & _EVERY_TWO_BYTE_LEAD)
     script_pairs = _pairs(leads & _EVERY_THREE_BYTE_SCRIPT_LEAD) if other_three_byte else 0
@@ -724,7 +739,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
         latin_extended,
         greek_cyrillic,
         _greek_cyrillic_uppercase(full) if greek_cyrillic else 0,
-        sum(map(full.count, _BEYOND_RUSSIAN)) if greek_cyrillic else 0,
+        beyond_russian,
         other_two_byte,
         latin_extended + greek_cyrillic + other_two_byte - two_byte_pairs,
         other_three_byte - far_repeats - script_letters,
@@ -759,6 +774,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
         _matched(_ARMENIAN, non_ascii) if other_two_byte or greek_cyrillic else 0,
         data.count(_HEBREW_LEAD) if other_two_byte else 0,
         *scripts,
+        _matched(_NON_RUSSIAN_WORDS, text) if beyond_russian else 0,
     )
 
 
