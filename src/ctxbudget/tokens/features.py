@@ -251,10 +251,10 @@ better, counted once more, so that a profile can price them above their class
 three-byte scripts of ``_SCRIPT_BLOCKS`` (a few blocks of 128 code points each), left
 out of ``script_letters`` as the Thai and Devanagari ones are, each at its own price
 (DeepSeek spends 0.79-0.83 tokens a character on Telugu, Kannada and Malayalam
-catalogs, 0.60-0.63 on Hindi and Tamil ones). Bengali, Gurmukhi, Gujarati and Tamil
-stay in ``script_letters``, with Oriya, Tibetan and the scripts of no catalog here: the
-two halves of their catalogs disagree by 15-25 % on what they cost, so a price of their
-own fitted on one half misses the other by as much.
+catalogs, 0.60-0.63 on Hindi and Tamil ones). Bengali, Gujarati and Tamil stay in
+``script_letters``: the two halves of their catalogs disagree by 14-25 points on what
+o200k spends on them, so a price of their own fitted on one half misses the other by as
+much; Gurmukhi, Oriya, Tibetan and the scripts of no catalog here share that price too.
 ``non_russian_cyrillic_word_letters``: the letters of Cyrillic words that hold a letter
 Russian does not use (``cyrillic_beyond_russian``: і, ў, ј, ә, ө, ү...): such words are
 of Ukrainian, Belarusian, Serbian, Kazakh, Kyrgyz or Mongolian, which vocabularies
@@ -785,10 +785,10 @@ def _script_letters(non_ascii: str) -> tuple[int, ...]:
 
 
 def _blocks(non_ascii: str) -> bytes:
-    """One byte per character: its code point >> 7 below U+2000, else 0x80 or 0x81.
-    UTF-16 holds each such character in one code unit, whose high byte is twice the
-    block and whose low byte's top bit is the rest, added byte by byte in one integer
-    (every byte stays below 0x82, so nothing carries)."""
+    """One byte per UTF-16 code unit: its code point >> 7 below U+2000, else 0x80 or
+    0x81. A character below U+2000 is one code unit, and its block is twice the unit's
+    high byte plus its low byte's top bit, added byte by byte in one integer (every byte
+    stays below 0x82, so nothing carries)."""
     units = non_ascii.encode("utf-16-le", "surrogatepass")
     pages = int.from_bytes(units[1::2].translate(_PAGE_BELOW_2000), "little")
     halves = int.from_bytes(units[0::2].translate(_UPPER_HALF), "little")
