@@ -52,6 +52,8 @@ def stub() -> Iterator[tuple[StubProvider, str]]:
 
 
 MakeProxy = Callable[..., Proxy]
+SHORT_UPSTREAM_TIMEOUT_S = 0.3
+"""Below the stub's ``slow_seconds``: a proxy with it answers ``stub-slow`` with a 504."""
 
 SDK = TypeVar("SDK")
 
@@ -89,7 +91,10 @@ def proxies(stub_url: str, directory: Path, http: httpx.Client) -> Iterator[Make
             options.setdefault("upstreams", {"openai": stub_url + "/v1", "anthropic": stub_url})
             options.setdefault("ledger_url", f"sqlite:///{directory}/ledger-{count}.sqlite")
             options.setdefault("budget", BudgetConfig(max_input_tokens=100_000))
-            options.setdefault("upstream_timeout_s", 0.5)
+            # Long enough for a busy 2-core machine, where a stub's answer once took over
+            # 0.5 s between its headers and its body; the tests of a timeout start a proxy
+            # with a short one of their own (``SHORT_UPSTREAM_TIMEOUT_S``).
+            options.setdefault("upstream_timeout_s", 5.0)
             settings = ServerSettings(**options)
             url = stack.enter_context(serve_in_thread(create_app(settings, summarizer=summarizer)))
             return Proxy(url, settings, http)

@@ -11,7 +11,7 @@ import pytest
 
 from ctxbudget.enforce import BudgetConfig
 from ctxbudget.testing.provider import OUTPUT_TOKENS, StubProvider, prompt_tokens
-from tests.server.conftest import MakeProxy, Proxy, sdk_connector
+from tests.server.conftest import SHORT_UPSTREAM_TIMEOUT_S, MakeProxy, Proxy, sdk_connector
 
 KEY = "sk-ant-test-secret-0123456789"
 TOOLS = [
@@ -143,8 +143,10 @@ def test_over_budget_request_is_refused_as_invalid_request_error(
     ],
 )
 def test_upstream_failure_is_a_clean_anthropic_error_and_nothing_is_logged(
-    client: Connect, proxy: Proxy, model: str, status: int, kind: str
+    client: Connect, proxy: Proxy, make_proxy: MakeProxy, model: str, status: int, kind: str
 ) -> None:
+    if model == "stub-slow":
+        proxy = make_proxy(upstream_timeout_s=SHORT_UPSTREAM_TIMEOUT_S)
     with pytest.raises(anthropic.APIStatusError) as failed:
         ask(
             client(proxy, f"claude-failing-{status}"),

@@ -14,7 +14,7 @@ import pytest
 
 from ctxbudget.enforce import BudgetConfig
 from ctxbudget.testing.provider import OUTPUT_TOKENS, StubProvider, free_port, prompt_tokens
-from tests.server.conftest import MakeProxy, Proxy, sdk_connector
+from tests.server.conftest import SHORT_UPSTREAM_TIMEOUT_S, MakeProxy, Proxy, sdk_connector
 
 KEY = "sk-test-secret-key-0123456789"
 TOOLS = [
@@ -227,8 +227,10 @@ def test_over_budget_request_is_refused_in_openai_shape_without_calling_upstream
     ],
 )
 def test_upstream_failure_is_a_clean_openai_error_and_nothing_is_logged(
-    client: Connect, proxy: Proxy, model: str, status: int, code: str
+    client: Connect, proxy: Proxy, make_proxy: MakeProxy, model: str, status: int, code: str
 ) -> None:
+    if model == "stub-slow":
+        proxy = make_proxy(upstream_timeout_s=SHORT_UPSTREAM_TIMEOUT_S)
     with pytest.raises(openai.APIStatusError) as failed:
         client(proxy, f"failing-{status}").chat.completions.create(
             model=model, messages=conversation("hi")
