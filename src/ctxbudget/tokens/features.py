@@ -364,8 +364,6 @@ def _kind(b: int) -> bytes:
 
 _KIND_TABLE: Final = b"".join(_kind(b) for b in range(256))
 _NO_KIND: Final = bytes(b for b in range(256) if _kind(b) == b".")
-# U+0E00-U+0EFF: E0 then B8-BB.
-_THAI_LAO_PREFIXES: Final = (b"\xe0\xb8", b"\xe0\xb9", b"\xe0\xba", b"\xe0\xbb")
 # A character of U+0080-U+1FFF and the ASCII letter after it.
 _LETTER_JOINS: Final = re.compile("[\x80-\u1fff][A-Za-z]")
 # The vocabularies of the ``extra_tokens_*`` features, in ``FEATURE_NAMES`` order.
@@ -378,8 +376,10 @@ _NO_SCRIPTS: Final = (0,) * (len(FEATURE_NAMES) - FEATURE_NAMES.index("unlearned
 # by the 128-code-point blocks of U+0800-U+1FFF they fill (``_blocks``: code point >> 7).
 _GREEK_LEADS: Final = (b"\xce", b"\xcf")  # U+0380-U+03FF
 # Armenian (U+0531-U+058F) spans three lead bytes, so it is a pattern of its runs.
-_ARMENIAN: Final = re.compile("[\u0531-\u058f][\u0531-\u058f]*")
+_ARMENIAN_LETTERS: Final = "\u0531-\u058f"
 _HEBREW_LEAD: Final = b"\xd7"  # U+05C0-U+05FF
+_THAI_LAO_BLOCKS: Final = (0x1C, 0x1D)  # U+0E00-U+0EFF
+_DEVANAGARI_BLOCKS: Final = (0x12,)  # U+0900-U+097F
 _SCRIPT_BLOCKS: Final = (
     (0x18, 0x19, 0x1A),  # Telugu, Kannada, Malayalam U+0C00-U+0D7F
     (0x1B,),  # Sinhala U+0D80-U+0DFF
@@ -389,26 +389,16 @@ _SCRIPT_BLOCKS: Final = (
     (0x2F,),  # Khmer U+1780-U+17FF
     (0x3D,),  # Vietnamese letters with two marks U+1E80-U+1EFF
 )
-_SCRIPT_BLOCK_IDS: Final = tuple(tuple(bytes((b,)) for b in ids) for ids in _SCRIPT_BLOCKS)
-_NO_SCRIPT_LETTERS: Final = (0,) * len(_SCRIPT_BLOCKS)
 # A UTF-16 code unit's high byte, kept below 0x20 (U+2000) and else a block no script
 # has, so that twice it plus one still fits in a byte; and 1 for a low byte of 0x80 on.
 _PAGE_BELOW_2000: Final = bytes(b if b < 0x20 else 0x40 for b in range(256))
 _UPPER_HALF: Final = bytes(int(b >= 0x80) for b in range(256))
-# U+0900-U+097F: E0 then A4 or A5.
-_DEVANAGARI_PREFIXES: Final = (b"\xe0\xa4", b"\xe0\xa5")
 # The Cyrillic letters Russian does not use (U+0400-U+052F but А-я, Ё and ё): і ї є ґ of
 # Ukrainian, ў of Belarusian, ј љ њ ћ џ of Serbian and Macedonian, ә ғ қ ң ө ұ ү һ of
 # Kazakh, Mongolian and the other languages of Central Asia, which vocabularies trained
 # mostly on Russian split (the guard once counted Mongolian at 66 % of cl100k's count).
-_BEYOND_RUSSIAN: Final = re.compile(
-    "[\u0400\u0402-\u040f\u0450\u0452-\u052f][\u0400\u0402-\u040f\u0450\u0452-\u052f]*"
-)
-# A Cyrillic word that holds one of them: its letters, which vocabularies merge less
-# than Russian words even where they are Russian's (Mongolian, Kyrgyz, Belarusian).
-_NON_RUSSIAN_WORDS: Final = re.compile(
-    "[\u0400-\u052f]*[\u0400\u0402-\u040f\u0450\u0452-\u052f][\u0400-\u052f]*"
-)
+_BEYOND_RUSSIAN_LETTERS: Final = "\u0400\u0402-\u040f\u0450\u0452-\u052f"
+_CYRILLIC_LETTERS: Final = "\u0400-\u052f"
 _CJK_PUNCTUATION_PREFIX: Final = b"\xe3\x80"  # U+3000-U+303F
 _UPPER_GREEK_CYRILLIC_LEAD: Final = bytes(1 if b in (0xCE, 0xD0) else 0 for b in range(256))
 _UPPER_GREEK_CYRILLIC_SECOND: Final = bytes(1 if 0x80 <= b <= 0xAF else 0 for b in range(256))
@@ -469,6 +459,15 @@ def _sparse_runs(members: str) -> re.Pattern[str]:
     rather than ``[c]+``: a pattern that starts with a class lets the search skip the
     characters outside it in one C loop, instead of trying a match at every one."""
     return re.compile(f"[{members}][{members}]*")
+
+
+_ARMENIAN: Final = _sparse_runs(_ARMENIAN_LETTERS)
+_BEYOND_RUSSIAN: Final = _sparse_runs(_BEYOND_RUSSIAN_LETTERS)
+# A Cyrillic word that holds one of them: its letters, which vocabularies merge less
+# than Russian words even where they are Russian's (Mongolian, Kyrgyz, Belarusian).
+_NON_RUSSIAN_WORDS: Final = re.compile(
+    f"[{_CYRILLIC_LETTERS}]*[{_BEYOND_RUSSIAN_LETTERS}][{_CYRILLIC_LETTERS}]*"
+)
 
 
 def _beyond(everyday: str) -> re.Pattern[str]:
@@ -707,9 +706,11 @@ def _piece_features(text: str) -> tuple[int, ...]:
     far_repeats = _far_repeats(tables.repeat_far, text, non_ascii) if mergeable else 0
     # One byte per character: the lead bytes E0 and E1 are U+0800-U+1FFF.
     script_letters = data.count(b"\xe0") + data.count(b"\xe1") if other_three_byte else 0
-    thai_lao = sum(map(full.count, _THAI_LAO_PREFIXES)) if script_letters else 0
-    devanagari = sum(map(full.count, _DEVANAGARI_PREFIXES)) if script_letters else 0
-    scripts = _script_letters(non_ascii) if script_letters else _NO_SCRIPT_LETTERS
+    # The blocks of 128 code points of the characters, once, for every script counted by them.
+    blocks = _blocks(non_ascii) if script_letters else b""
+    thai_lao = _in_blocks(blocks, _THAI_LAO_BLOCKS)
+    devanagari = _in_blocks(blocks, _DEVANAGARI_BLOCKS)
+    scripts = tuple(_in_blocks(blocks, ids) for ids in _SCRIPT_BLOCKS)
     beyond_russian = _matched(_BEYOND_RUSSIAN, non_ascii) if greek_cyrillic else 0
     leads = int.from_bytes(data.translate(_LEAD_FLAG_TABLE), "little")
     two_byte_pairs = _pairs(leads & _EVERY_TWO_BYTE_LEAD)
@@ -778,10 +779,9 @@ def _piece_features(text: str) -> tuple[int, ...]:
     )
 
 
-def _script_letters(non_ascii: str) -> tuple[int, ...]:
-    """Letters of each script of ``_SCRIPT_BLOCKS`` among ``non_ascii``."""
-    blocks = _blocks(non_ascii)
-    return tuple(sum(map(blocks.count, ids)) for ids in _SCRIPT_BLOCK_IDS)
+def _in_blocks(blocks: bytes, ids: tuple[int, ...]) -> int:
+    """Characters of ``blocks`` (``_blocks``) in one of the blocks ``ids``."""
+    return sum(map(blocks.count, ids)) if blocks else 0
 
 
 def _blocks(non_ascii: str) -> bytes:
