@@ -53,8 +53,7 @@ def features(text: str) -> dict[str, int]:
 def test_english_words_digits_and_punctuation() -> None:
     assert features('The  value is 42, "ok"!\n') == {
         "common_words": 4,  # The, value, is, ok
-        "uppercase": 1,
-        "rare_letters": 2,  # v, k
+        "uppercase": 1,  # rare letters of common words (v, k) are not counted
         "digits": 2,
         "digit_runs": 1,
         "space_before_digit": 1,
@@ -80,7 +79,7 @@ def test_identifiers_and_unusual_letter_runs() -> None:
         "other_word_letters_capped": 8,  # 4 + 4
         "uppercase": 1,
         "rare_letters": 4,  # V x q z
-        "consonant_triples": 5,  # xqz qzt, str ngt gth
+        "consonant_triples": 2,  # xqz qzt; not those of the common word strength
         "case_switches": 1,  # tV
         "unindented_lines": 1,
     }
@@ -614,13 +613,17 @@ def pairs(text: str, first: Test, second: Test) -> int:
     return sum(1 for x, y in pairwise(text) if first(x) and second(y))
 
 
-def outside_long_words(text: str) -> str:
-    """``text`` with the letters of words longer than 16 letters that are not common
-    words turned into spaces (rare letters and triples leave those out)."""
+def short_other_words(text: str) -> str:
+    """``text`` with the letters of common words and of words longer than 16 letters
+    turned into spaces: rare letters and triples count the other words only."""
     common = _tables().common_words
     return re.sub(
-        "[A-Za-z]{17,}",
-        lambda m: m.group() if m.group().encode() in common else " " * len(m.group()),
+        "[A-Za-z]+",
+        lambda m: (
+            " " * len(m.group())
+            if m.group().encode() in common or len(m.group()) > 16
+            else m.group()
+        ),
         text,
     )
 
@@ -629,7 +632,7 @@ def reference_ascii_features(text: str) -> dict[str, int]:
     """The ASCII features, one character at a time, as plainly as possible."""
     digit, punct = str.isdigit, PUNCTUATION.__contains__
     space, newline = " ".__eq__, "\n".__eq__
-    short = outside_long_words(text)
+    short = short_other_words(text)
     return {
         "uppercase": sum(c.isupper() for c in text),
         "rare_letters": sum(c in "jkqvwxyzJKQVWXYZ" for c in short),

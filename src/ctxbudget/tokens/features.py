@@ -144,9 +144,10 @@ FEATURE_NAMES: Final = (
 ``common_words`` / ``other_words``: runs of ASCII letters in / not in the common-word
 table; ``other_word_letters_capped`` counts at most 4 letters a word, so that the fit can
 make long identifiers cost less than their length. ``rare_letters`` (j k q v w x y z)
-and ``consonant_triples`` (both outside other words longer than ``_LONG_WORD``) flag
-letter runs that are not English words (identifiers, other languages, encoded text),
-which split into more pieces; ``case_switches`` (lower-case then upper-case) marks
+and ``consonant_triples`` (both in the other words of at most ``_LONG_WORD`` letters:
+a common word is one token whatever its letters, a long one is priced by its length)
+flag letter runs that are not English words (identifiers, other languages, encoded
+text), which split into more pieces; ``case_switches`` (lower-case then upper-case) marks
 camelCase and base64. ``punctuation_repeats`` /
 ``punctuation_changes``: punctuation after the same / another punctuation character
 ("-----" merges into one token, "+-+" does not). ``space_before_digit``: a space is its
@@ -276,8 +277,8 @@ _CONTINUATION: Final = _span(0x80, 0xBF)
 # Every byte that is not an ASCII letter becomes a space, so ``split()`` yields the words.
 _WORD_SPLIT: Final = bytes(b if b in _LETTERS else 0x20 for b in range(256))
 
-# Flag bits of the first translation (one byte per character).
-_DIGIT, _PUNCTUATION, _SPACE, _CONSONANT, _LOWER, _UPPER, _NEWLINE, _NON_ASCII = (
+# Flag bits of the first translation (one byte per character); bit 3 is free.
+_DIGIT, _PUNCTUATION, _SPACE, _SPARE, _LOWER, _UPPER, _NEWLINE, _NON_ASCII = (
     1 << bit for bit in range(8)
 )
 
@@ -290,7 +291,6 @@ def _flags(b: int) -> int:
         # digits or white space).
         (_PUNCTUATION, _ASCII_PUNCTUATION + _CONTROLS),
         (_SPACE, b" "),
-        (_CONSONANT, _CONSONANTS),
         (_LOWER, _span(0x61, 0x7A)),
         (_UPPER, _span(0x41, 0x5A)),
         (_NEWLINE, b"\n"),
@@ -340,8 +340,7 @@ _NOT_RARE_LETTERS: Final = bytes(b for b in range(256) if b not in _RARE_LETTERS
 # One byte value per class that is only counted (``bytes.count`` on one translation
 # costs less than a deleting translation per class).
 _KIND_DIGIT, _KIND_PUNCTUATION, _KIND_QUOTE, _KIND_CONTROL = b"d", b"p", b"q", b"c"
-_KIND_RARE_LETTER, _KIND_NEWLINE, _KIND_TAB, _KIND_CARRIAGE_RETURN = b"r", b"n", b"t", b"\r"
-_KIND_UPPER, _KIND_RARE_UPPER = b"U", b"R"  # upper case, rare letters in upper case
+_KIND_UPPER, _KIND_NEWLINE, _KIND_TAB, _KIND_CARRIAGE_RETURN = b"U", b"n", b"t", b"\r"
 
 
 def _kind(b: int) -> bytes:
@@ -350,8 +349,6 @@ def _kind(b: int) -> bytes:
         (_KIND_QUOTE, b"\"'"),
         (_KIND_PUNCTUATION, _ASCII_PUNCTUATION),
         (_KIND_CONTROL, _CONTROLS),
-        (_KIND_RARE_UPPER, _RARE_LETTERS.translate(None, _span(0x61, 0x7A))),
-        (_KIND_RARE_LETTER, _RARE_LETTERS),
         (_KIND_UPPER, _span(0x41, 0x5A)),
         (_KIND_NEWLINE, b"\n"),
         (_KIND_TAB, b"\t"),
@@ -589,18 +586,17 @@ def _piece_features(text: str) -> tuple[int, ...]:
     flags = int.from_bytes(data.translate(_FLAG_TABLE), "little")
     words = data.translate(_WORD_SPLIT).split()
     other_words = list(filterfalse(tables.common_words.__contains__, words))
-    other_letters, capped_letters, long_words = _letters(other_words)
-    long_run_letters, rare_in_long, triples_in_long = _long_words(long_words)
+    other_letters, capped_letters, long_words, short_words = _letters(other_words)
+    long_run_letters = _long_run_letters(long_words)
+    rare_letters, consonant_triples = _rare_letters_and_triples(short_words)
     # Every flag one byte on: ``x & previous`` marks class bytes preceded by the class.
     previous = flags << 8
     digits = flags & _EVERY_DIGIT
     punctuation = flags & _EVERY_PUNCTUATION
     spaces = flags & _EVERY_SPACE
-    consonants = flags & _EVERY_CONSONANT
     uppercase = flags & _EVERY_UPPER
     newlines = flags & _EVERY_NEWLINE
     double_spaces = spaces & previous
-    consonant_pairs = consonants & previous
     punctuation_pairs = punctuation & previous
     # Each shift is a pass over the text: none where its partner class is absent.
     case_switches = (
@@ -624,7 +620,6 @@ def _piece_features(text: str) -> tuple[int, ...]:
     punctuation_count = kinds.count(_KIND_PUNCTUATION) + quotes + controls
     pair_count = punctuation_pairs.bit_count()
     newline_count = kinds.count(_KIND_NEWLINE)
-    rare_upper = kinds.count(_KIND_RARE_UPPER)
     double_space_count = double_spaces.bit_count()
     # The first translation's 8 bits are taken: the later features share a second one.
     more_flags = int.from_bytes(data.translate(_MORE_FLAG_TABLE), "little")
@@ -635,9 +630,9 @@ def _piece_features(text: str) -> tuple[int, ...]:
         len(other_words),
         other_letters,
         capped_letters,
-        kinds.count(_KIND_UPPER) + rare_upper,
-        kinds.count(_KIND_RARE_LETTER) + rare_upper - rare_in_long,
-        (consonant_pairs & (consonant_pairs << 8)).bit_count() - triples_in_long,
+        kinds.count(_KIND_UPPER),
+        rare_letters,
+        consonant_triples,
         case_switches,
         digit_count,
         digit_count - (digits & previous).bit_count(),
@@ -1003,34 +998,44 @@ def _bracket_repeats(more_flags: int) -> int:
     return (brackets & brackets << 8).bit_count()
 
 
-def _letters(words: list[bytes]) -> tuple[int, int, list[bytes]]:
+def _letters(words: list[bytes]) -> tuple[int, int, list[bytes], list[bytes]]:
     """Letters in ``words``, the same with each word counted as at most ``_CAP``, and
-    the words longer than ``_LONG_WORD`` letters."""
+    the words longer than ``_LONG_WORD`` letters and the others."""
     lengths = list(map(len, words))
     if not lengths:
-        return 0, 0, []
+        return 0, 0, [], []
     if max(lengths) > 255:
         long_words = [w for w in words if len(w) > _LONG_WORD]
-        return sum(lengths), sum(min(n, _CAP) for n in lengths), long_words
+        short_words = [w for w in words if len(w) <= _LONG_WORD]
+        return sum(lengths), sum(min(n, _CAP) for n in lengths), long_words, short_words
     packed = bytes(lengths)  # one byte per word, so the capping runs in C
-    long_words = (
-        list(compress(words, packed.translate(_IS_LONG))) if max(packed) > _LONG_WORD else []
-    )
-    return sum(packed), sum(packed.translate(_CAPPED)), long_words
+    if max(packed) > _LONG_WORD:
+        long_words = list(compress(words, packed.translate(_IS_LONG)))
+        short_words = list(compress(words, packed.translate(_IS_SHORT)))
+    else:
+        long_words, short_words = [], words
+    return sum(packed), sum(packed.translate(_CAPPED)), long_words, short_words
 
 
-def _long_words(long_words: list[bytes]) -> tuple[int, int, int]:
-    """Of ``long_words``: the letters beyond the ``_LONG_RUN``-th of each run of one case,
-    and their rare letters and consonant triples. A long run is priced by its length
-    alone ("zzzz..." costs what "abab..." does), so those two features leave it out."""
+def _long_run_letters(long_words: list[bytes]) -> int:
+    """Of ``long_words``: the letters beyond the ``_LONG_RUN``-th of each run of one case."""
     if not long_words:
-        return 0, 0, 0
-    # Joined by a space (no letter, no consonant), no run spans two words: one pass each.
-    joined = b" ".join(long_words)
-    long_runs = _LONG_CASE_RUN.findall(joined)
+        return 0
+    # Joined by a space (no letter), no run spans two words.
+    long_runs = _LONG_CASE_RUN.findall(b" ".join(long_words))
+    return sum(map(len, long_runs)) - _LONG_RUN * len(long_runs)
+
+
+def _rare_letters_and_triples(short_words: list[bytes]) -> tuple[int, int]:
+    """The rare letters and consonant triples of ``short_words``: one flag byte per
+    letter (0 for the spaces joining the words, so that no triple spans two), and a
+    triple is a flag whose two previous bytes are flags too."""
+    if not short_words:
+        return 0, 0
+    joined = b" ".join(short_words)
     rare = len(joined.translate(None, _NOT_RARE_LETTERS))
-    triples = len(_TRIPLE.findall(joined.translate(_CONSONANT_MARKS)))
-    return sum(map(len, long_runs)) - _LONG_RUN * len(long_runs), rare, triples
+    consonants = int.from_bytes(joined.translate(_CONSONANT_FLAGS), "little")
+    return rare, (consonants & consonants << 8 & consonants << 16).bit_count()
 
 
 def _mixed_case_long_word_letters(long_words: list[bytes]) -> int:
@@ -1052,10 +1057,10 @@ _CAPPED: Final = bytes(min(n, _CAP) for n in range(256))
 _LONG_WORD: Final = 16
 _LONG_RUN: Final = 12
 _IS_LONG: Final = bytes(int(n > _LONG_WORD) for n in range(256))
+_IS_SHORT: Final = bytes(int(n <= _LONG_WORD) for n in range(256))
 # Runs of one case longer than ``_LONG_RUN`` (a shorter run adds nothing).
 _LONG_CASE_RUN: Final = re.compile(rb"[a-z]{%d,}|[A-Z]{%d,}" % (_LONG_RUN + 1, _LONG_RUN + 1))
-_CONSONANT_MARKS: Final = bytes(0x31 if b in _CONSONANTS else 0x30 for b in range(256))
-_TRIPLE: Final = re.compile(rb"(?=111)")
+_CONSONANT_FLAGS: Final = bytes(int(b in _CONSONANTS) for b in range(256))
 # The features between ``long_run_letters`` and ``whitespace_changes`` are 0 in ASCII text.
 _NOTHING_BEYOND_ASCII: Final = (0,) * (
     FEATURE_NAMES.index("whitespace_changes") - FEATURE_NAMES.index("long_run_letters") - 1
@@ -1065,7 +1070,6 @@ _NOTHING_BEYOND_ASCII: Final = (0,) * (
 # Each flag in every byte of a piece (see ``_repeated``).
 _EVERY_7F: Final = _repeated(0x7F)
 _EVERY_BRACKET: Final = _repeated(_BRACKET)
-_EVERY_CONSONANT: Final = _repeated(_CONSONANT)
 _EVERY_DIGIT: Final = _repeated(_DIGIT)
 _EVERY_HAN_LEAD: Final = _repeated(_HAN_LEAD)
 _EVERY_LETTER: Final = _repeated(_LOWER | _UPPER)
