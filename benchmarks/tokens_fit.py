@@ -23,6 +23,7 @@ text least.
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import json
 import os
@@ -37,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from ctxbudget.tokens import FEATURE_NAMES, Profile, fit_profile, save_profile, text_features
 from tokens_corpus import (
+    PER_LOCALE,
     Sample,
     adversarial_text,
     agent_text,
@@ -323,6 +325,7 @@ translation catalog or a generated adversarial text: those keep the profiles gen
 and the guard honest (its floors do not depend on them), but where a linear price
 cannot fit every script and every soup at once, the compromise favours the text agents
 send."""
+MAX_LOCALE_WEIGHT = 3.0
 AGENT_WEIGHT = 6.0
 """Agent traffic (tool output, tool-call arguments, assistant text) weighs twice what
 other prose and code does: the per-kind goals are on it, and it is checked on sessions
@@ -332,9 +335,19 @@ on its json)."""
 
 
 def sample_weights(samples: list[Sample]) -> list[float]:
+    """Agent traffic ``AGENT_WEIGHT`` a sample, other prose and code
+    ``PROSE_AND_CODE_WEIGHT``, generated adversarial text 1, and each language of the
+    translation catalogs ``PER_LOCALE`` in all, however many chunks its catalogs gave
+    (Armenian's fit half is three chunks, most languages' twelve: weighed 1 each, it
+    was priced 8 % under on both halves)."""
+    per_language = collections.Counter(
+        s["category"] for s in samples if s["category"].startswith("locale_")
+    )
     return [
-        1.0
-        if s["category"].startswith(("locale_", "adversarial_"))
+        min(MAX_LOCALE_WEIGHT, PER_LOCALE / per_language[s["category"]])
+        if s["category"].startswith("locale_")
+        else 1.0
+        if s["category"].startswith("adversarial_")
         else AGENT_WEIGHT
         if s["category"].startswith("agent_")
         else PROSE_AND_CODE_WEIGHT

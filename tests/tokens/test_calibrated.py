@@ -85,6 +85,14 @@ def test_identifiers_and_unusual_letter_runs() -> None:
     }
 
 
+def test_tab_indentation_counts_runs_of_two_or_more_tabs() -> None:
+    """Vocabularies split "\t\tfor" into "\t" and "\tfor" (as they split space runs): a
+    run of tabs costs a token, a single tab joins the word after it."""
+    found = features("\t\tfor x\n\tdo\n\t\t\tdone\n")
+    assert found["tabs"] == 6
+    assert found["tab_runs"] == 2
+
+
 def test_cjk_classes() -> None:
     found = features("你好，世界。こんにちは 한국어")
     assert sum(found.get(k, 0) for k in ("han_frequent", "han_common", "han_rare")) == 4
@@ -213,8 +221,12 @@ def test_unlearned_pairs_tell_random_letters_from_prose_in_the_same_script() -> 
     assert "script_letters" not in found
     assert "other_three_byte" not in found
     thai = features("สวัสดีครับ")
-    assert thai["thai_lao_letters"] == 10
+    assert thai["thai_letters"] == 10
     assert "script_letters" not in thai
+    lao = features("ສະບາຍດີ")
+    assert lao["lao_letters"] == 7
+    assert "thai_letters" not in lao
+    assert "script_letters" not in lao
     tamil = features("வணக்கம் ─═")
     assert (tamil["script_letters"], tamil["other_three_byte"]) == (7, 2)
 
@@ -653,6 +665,7 @@ def reference_ascii_features(text: str) -> dict[str, int]:
         "newlines": text.count("\n"),
         "newline_runs": runs_of(text, newline),
         "tabs": text.count("\t"),
+        "tab_runs": len(re.findall("\t\t+", text)),
         "controls": sum(c in CONTROLS for c in text),
         "space_runs": sum(
             1

@@ -75,6 +75,7 @@ FEATURE_NAMES: Final = (
     "newlines",
     "newline_runs",
     "tabs",
+    "tab_runs",
     "controls",
     "space_runs",
     "spaces_in_runs",
@@ -120,7 +121,7 @@ FEATURE_NAMES: Final = (
     "short_merging_repeats",
     "unlearned_pairs",
     "script_letters",
-    "thai_lao_letters",
+    "thai_letters",
     "devanagari_letters",
     "extra_tokens_cl100k",
     "extra_tokens_o200k",
@@ -137,6 +138,7 @@ FEATURE_NAMES: Final = (
     "ethiopic_letters",
     "khmer_letters",
     "vietnamese_letters",
+    "lao_letters",
     "non_russian_cyrillic_word_letters",
 )
 """Feature order, shared by ``text_features`` and every profile.
@@ -154,7 +156,10 @@ camelCase and base64. ``punctuation_repeats`` /
 own token before a number, while it joins a following word; ``space_before_punctuation``
 joins or not, depending on the tokenizer. ``space_runs``: runs of two or more spaces,
 ``spaces_in_runs`` the spaces after the first of each (a vocabulary merges at most a few
-dozen spaces into one token, so 100,000 spaces cost hundreds); ``newline_runs``: blank
+dozen spaces into one token, so 100,000 spaces cost hundreds); ``tab_runs``: runs of
+two or more tabs, which split as space runs do (``"\\t\\tfor"`` is ``"\\t"``, ``"\\tfor"``:
+a tab-indented line pays a token for its indentation, a single tab joins the word);
+``newline_runs``: blank
 lines merge; ``spaces_before_line_end``: a space before a newline, a token of its
 own; ``carriage_returns``: CR characters (some vocabularies merge CR LF, some do
 not). ``long_run_letters``: letters
@@ -229,8 +234,8 @@ alone cannot tell apart. ``script_letters``: the three-byte characters of U+0800
 (Indic, Thai, Tibetan, Georgian, Khmer, Myanmar, Ethiopic, Vietnamese letters), left out
 of ``other_three_byte`` and ``other_three_byte_unmergeable``, which then count symbols
 and punctuation only: the worst case of a symbol (``═``, zero-width spaces) is not the
-price of a letter in a word. ``thai_lao_letters``: the Thai and Lao ones among them
-(U+0E00-U+0EFF), written without spaces between words and priced apart (cl100k spends
+price of a letter in a word. ``thai_letters``: the Thai ones among them
+(U+0E00-U+0E7F), written without spaces between words and priced apart (cl100k spends
 0.9 tokens a character on Thai prose, 1.3-1.7 on Tamil or Georgian);
 ``devanagari_letters``: the Devanagari ones (U+0900-U+097F: Hindi, Marathi, Nepali),
 which cl100k merges better than the other Indic scripts (1.0 a character against
@@ -248,9 +253,11 @@ vocabulary learned (``"¤L"``, random letters), a token boundary in every one.
 (``greek_cyrillic``, ``other_two_byte``) with scripts the same vocabulary merges far
 better, counted once more, so that a profile can price them above their class
 (translation catalogs: cl100k spends 0.83 tokens a character on Greek, 0.41 on Russian).
-``telugu_kannada_malayalam_letters`` to ``vietnamese_letters``: the letters of the
+``telugu_kannada_malayalam_letters`` to ``lao_letters``: the letters of the
 three-byte scripts of ``_SCRIPT_BLOCKS`` (a few blocks of 128 code points each), left
 out of ``script_letters`` as the Thai and Devanagari ones are, each at its own price
+(Lao once shared Thai's, which a fit that weighs each language alike then pulled 6
+points under on Thai catalogs)
 (DeepSeek spends 0.79-0.83 tokens a character on Telugu, Kannada and Malayalam
 catalogs, 0.60-0.63 on Hindi and Tamil ones). Bengali, Gujarati and Tamil stay in
 ``script_letters``: the two halves of their catalogs disagree by 14-25 points on what
@@ -277,8 +284,8 @@ _CONTINUATION: Final = _span(0x80, 0xBF)
 # Every byte that is not an ASCII letter becomes a space, so ``split()`` yields the words.
 _WORD_SPLIT: Final = bytes(b if b in _LETTERS else 0x20 for b in range(256))
 
-# Flag bits of the first translation (one byte per character); bit 3 is free.
-_DIGIT, _PUNCTUATION, _SPACE, _SPARE, _LOWER, _UPPER, _NEWLINE, _NON_ASCII = (
+# Flag bits of the first translation (one byte per character).
+_DIGIT, _PUNCTUATION, _SPACE, _TAB, _LOWER, _UPPER, _NEWLINE, _NON_ASCII = (
     1 << bit for bit in range(8)
 )
 
@@ -291,6 +298,7 @@ def _flags(b: int) -> int:
         # digits or white space).
         (_PUNCTUATION, _ASCII_PUNCTUATION + _CONTROLS),
         (_SPACE, b" "),
+        (_TAB, b"\t"),
         (_LOWER, _span(0x61, 0x7A)),
         (_UPPER, _span(0x41, 0x5A)),
         (_NEWLINE, b"\n"),
@@ -375,7 +383,7 @@ _GREEK_LEADS: Final = (b"\xce", b"\xcf")  # U+0380-U+03FF
 # Armenian (U+0531-U+058F) spans three lead bytes, so it is a pattern of its runs.
 _ARMENIAN_LETTERS: Final = "\u0531-\u058f"
 _HEBREW_LEAD: Final = b"\xd7"  # U+05C0-U+05FF
-_THAI_LAO_BLOCKS: Final = (0x1C, 0x1D)  # U+0E00-U+0EFF
+_THAI_BLOCKS: Final = (0x1C,)  # U+0E00-U+0E7F
 _DEVANAGARI_BLOCKS: Final = (0x12,)  # U+0900-U+097F
 _SCRIPT_BLOCKS: Final = (
     (0x18, 0x19, 0x1A),  # Telugu, Kannada, Malayalam U+0C00-U+0D7F
@@ -385,6 +393,7 @@ _SCRIPT_BLOCKS: Final = (
     (0x24, 0x25, 0x26, 0x27),  # Ethiopic U+1200-U+13FF
     (0x2F,),  # Khmer U+1780-U+17FF
     (0x3D,),  # Vietnamese letters with two marks U+1E80-U+1EFF
+    (0x1D,),  # Lao U+0E80-U+0EFF
 )
 # A UTF-16 code unit's high byte, kept below 0x20 (U+2000) and else a block no script
 # has, so that twice it plus one still fits in a byte; and 1 for a low byte of 0x80 on.
@@ -620,6 +629,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
     punctuation_count = kinds.count(_KIND_PUNCTUATION) + quotes + controls
     pair_count = punctuation_pairs.bit_count()
     newline_count = kinds.count(_KIND_NEWLINE)
+    tab_count = kinds.count(_KIND_TAB)
     double_space_count = double_spaces.bit_count()
     # The first translation's 8 bits are taken: the later features share a second one.
     more_flags = int.from_bytes(data.translate(_MORE_FLAG_TABLE), "little")
@@ -646,7 +656,8 @@ def _piece_features(text: str) -> tuple[int, ...]:
         (punctuation << _PUNCTUATION_TO_NEWLINE & newlines).bit_count() if newlines else 0,
         newline_count,
         newline_count - (newlines & previous).bit_count(),
-        kinds.count(_KIND_TAB),
+        tab_count,
+        _runs_of_two_or_more(flags & _EVERY_TAB & previous) if tab_count else 0,
         controls,
         double_space_count - (double_spaces & (double_spaces << 8)).bit_count(),
         double_space_count,
@@ -703,7 +714,7 @@ def _piece_features(text: str) -> tuple[int, ...]:
     script_letters = data.count(b"\xe0") + data.count(b"\xe1") if other_three_byte else 0
     # The blocks of 128 code points of the characters, once, for every script counted by them.
     blocks = _blocks(non_ascii) if script_letters else b""
-    thai_lao = _in_blocks(blocks, _THAI_LAO_BLOCKS)
+    thai = _in_blocks(blocks, _THAI_BLOCKS)
     devanagari = _in_blocks(blocks, _DEVANAGARI_BLOCKS)
     scripts = tuple(_in_blocks(blocks, ids) for ids in _SCRIPT_BLOCKS)
     beyond_russian = _matched(_BEYOND_RUSSIAN, non_ascii) if greek_cyrillic else 0
@@ -761,8 +772,8 @@ def _piece_features(text: str) -> tuple[int, ...]:
         line_starts[1],
         short_repeats,
         _unlearned_pairs(text, tables.mergeable_pairs, two_byte_pairs + script_pairs),
-        script_letters - thai_lao - devanagari - sum(scripts),
-        thai_lao,
+        script_letters - thai - devanagari - sum(scripts),
+        thai,
         devanagari,
         *extra_tokens,
         learned_joins,
@@ -992,6 +1003,12 @@ def _unindented_lines(data: bytes, more_flags: int, newlines: int, after_newline
     return (more_flags & after_newline).bit_count()
 
 
+def _runs_of_two_or_more(pairs: int) -> int:
+    """Runs of two or more of a class, from ``pairs`` (its flags whose previous byte has
+    it too): the pairs whose previous byte is no pair."""
+    return pairs.bit_count() - (pairs & pairs << 8).bit_count()
+
+
 def _bracket_repeats(more_flags: int) -> int:
     """Brackets, braces, backquotes and ampersands right after one."""
     brackets = more_flags & _EVERY_BRACKET
@@ -1081,6 +1098,7 @@ _EVERY_QUOTE: Final = _repeated(_QUOTE)
 _EVERY_SEVEN: Final = _repeated(_WHITESPACE_ID)
 _EVERY_SINGLE_QUOTE: Final = _repeated(_SINGLE_QUOTE)
 _EVERY_SPACE: Final = _repeated(_SPACE)
+_EVERY_TAB: Final = _repeated(_TAB)
 _EVERY_THREE_BYTE_LEAD: Final = _repeated(_OTHER_THREE_BYTE_LEAD)
 _EVERY_THREE_BYTE_SCRIPT_LEAD: Final = _repeated(_THREE_BYTE_SCRIPT_LEAD)
 _EVERY_TWO_BYTE_LEAD: Final = _repeated(_TWO_BYTE_LEAD)
