@@ -331,8 +331,15 @@ def test_long_texts_are_cut_after_newlines_without_changing_features() -> None:
 
 
 def test_a_line_without_newline_longer_than_a_piece_still_counts_everything() -> None:
+    """Cut where no newline is, the later pieces do not start lines of their own."""
     text = "ab1 " * _PIECE
-    assert dict(zip(FEATURE_NAMES, text_features(text), strict=True))["digits"] == _PIECE
+    found = dict(zip(FEATURE_NAMES, text_features(text), strict=True))
+    assert found["digits"] == _PIECE
+    assert found["unindented_lines"] == 1
+    assert (
+        dict(zip(FEATURE_NAMES, text_features("-" + text), strict=True))["punctuation_line_starts"]
+        == 1
+    )
 
 
 @PROPERTIES

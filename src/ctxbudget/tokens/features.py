@@ -569,7 +569,8 @@ def text_features(text: str) -> tuple[int, ...]:
         end = start + _PIECE
         if end < len(text):
             end = _cut(text, start, end)
-        for i, value in enumerate(_piece_features(text[start:end])):
+        line_start = start == 0 or text[start - 1] == "\n"
+        for i, value in enumerate(_piece_features(text[start:end], line_start)):
             totals[i] += value
         start = end
     return tuple(totals)
@@ -585,7 +586,10 @@ def _cut(text: str, start: int, limit: int) -> int:
     return cut + 1 if cut >= start else limit
 
 
-def _piece_features(text: str) -> tuple[int, ...]:
+def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
+    """The features of one piece; ``line_start``: whether its first byte starts a line
+    (the text's first piece, or one cut after a newline; not one cut inside a line
+    longer than a piece)."""
     tables = _tables()
     full = data = text.encode("utf-8", "surrogatepass")
     ascii_only = text.isascii()
@@ -666,10 +670,11 @@ def _piece_features(text: str) -> tuple[int, ...]:
         kinds.count(_KIND_CARRIAGE_RETURN),
         long_run_letters,
     )
-    after_newline = previous & _EVERY_NEWLINE | _NEWLINE  # an AND, not a shift
+    # The newline flag on every byte that starts a line (an AND, not a shift).
+    line_starts_mask = previous & _EVERY_NEWLINE | (_NEWLINE if line_start else 0)
     line_starts = (
-        _unindented_lines(data, more_flags, newlines, after_newline),
-        (after_newline >> 5 & punctuation).bit_count(),  # the newline flag, bit 6, onto bit 1
+        (more_flags & line_starts_mask).bit_count() if line_starts_mask else 0,
+        (line_starts_mask >> 5 & punctuation).bit_count(),  # newline flag, bit 6, onto bit 1
     )
     escapes = len(_ESCAPE.findall(data)) if b"\\" in data else 0
     changes_of_whitespace = _whitespace_changes(
@@ -991,16 +996,6 @@ def _quote_features(
         # The single-quote flag (bit 5) where it changes, moved onto the quote flag.
         mixed = ((singles ^ singles << 8) >> 1 & quote_pairs).bit_count()
     return changes - (with_quote - (repeats - mixed)), repeats
-
-
-def _unindented_lines(data: bytes, more_flags: int, newlines: int, after_newline: int) -> int:
-    """Bytes other than white space at the start of the text or after a newline
-    (``after_newline``: the newline flag, bit 6, on the byte after each newline and on
-    the first byte): the text flag of ``more_flags`` is that bit. Counting the start of
-    the text keeps the feature additive over pieces cut after a newline."""
-    if not newlines:
-        return 1 if data and _MORE_FLAG_TABLE[data[0]] & _TEXT else 0
-    return (more_flags & after_newline).bit_count()
 
 
 def _runs_of_two_or_more(pairs: int) -> int:
