@@ -618,6 +618,7 @@ CONTROLS = frozenset(
 PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~") | CONTROLS
 CONSONANTS = frozenset("bcdfghjklmnpqrstvwxzBCDFGHJKLMNPQRSTVWXZ")
 WHITE = frozenset(" \t\n\r\x0b\x0c")
+WORD_JOINER = re.compile("(?<=[A-Za-z])[._](?=[A-Za-z])")
 QUOTES = frozenset("\"'")
 Test = Callable[[str], bool]
 
@@ -663,7 +664,8 @@ def reference_ascii_features(text: str) -> dict[str, int]:
         "digit_runs": runs_of(text, digit),
         "space_before_digit": pairs(text, space, digit),
         "punctuation": sum(map(punct, text)),
-        "punctuation_runs": runs_of(text, punct),
+        "punctuation_runs": runs_of(text, punct) - len(WORD_JOINER.findall(text)),
+        "word_joiners": len(WORD_JOINER.findall(text)),
         "punctuation_repeats": sum(punct(x) and x == y for x, y in pairwise(text)),
         "punctuation_changes": sum(punct(x) and punct(y) and x != y for x, y in pairwise(text)),
         "space_before_punctuation": pairs(text, space, punct),

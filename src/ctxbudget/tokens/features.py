@@ -67,6 +67,7 @@ FEATURE_NAMES: Final = (
     "space_before_digit",
     "punctuation",
     "punctuation_runs",
+    "word_joiners",
     "punctuation_repeats",
     "punctuation_changes",
     "space_before_punctuation",
@@ -150,10 +151,14 @@ and ``consonant_triples`` (both in the other words of at most ``_LONG_WORD`` let
 a common word is one token whatever its letters, a long one is priced by its length)
 flag letter runs that are not English words (identifiers, other languages, encoded
 text), which split into more pieces; ``case_switches`` (lower-case then upper-case) marks
-camelCase and base64. ``punctuation_repeats`` /
-``punctuation_changes``: punctuation after the same / another punctuation character
-("-----" merges into one token, "+-+" does not). ``space_before_digit``: a space is its
-own token before a number, while it joins a following word; ``space_before_punctuation``
+camelCase and base64. ``word_joiners``: a dot or an underscore between two ASCII
+letters (``file.py``, ``test_missing_key``), which vocabularies join to the word after
+it (``.py``, ``_missing``: no token of its own), left out of ``punctuation_runs``; a
+hyphen or slash there is not (counted apart, it made English prose and paths worse).
+``punctuation_repeats`` / ``punctuation_changes``: punctuation after the same / another
+punctuation character ("-----" merges into one token, "+-+" does not).
+``space_before_digit``: a space is its own token before a number, while it joins a
+following word; ``space_before_punctuation``
 joins or not, depending on the tokenizer. ``space_runs``: runs of two or more spaces,
 ``spaces_in_runs`` the spaces after the first of each (a vocabulary merges at most a few
 dozen spaces into one token, so 100,000 spaces cost hundreds); ``tab_runs``: runs of
@@ -627,6 +632,7 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
     # counted are counted on one translation, in one byte value each, without the
     # characters of no such class (most of them), so each count is short.
     kinds = data.translate(_KIND_TABLE, _NO_KIND)
+    joiners = _word_joiners(data, flags)
     digit_count = kinds.count(_KIND_DIGIT)
     quotes = kinds.count(_KIND_QUOTE)
     controls = kinds.count(_KIND_CONTROL)
@@ -652,7 +658,8 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
         digit_count - (digits & previous).bit_count(),
         (spaces << _SPACE_TO_DIGIT & digits).bit_count() if digits else 0,
         punctuation_count,
-        punctuation_count - pair_count,
+        punctuation_count - pair_count - joiners,
+        joiners,
         pair_count - changes,
         changes,
         (spaces << _SPACE_TO_PUNCTUATION & punctuation).bit_count(),
@@ -869,6 +876,7 @@ def _whitespace_changes(
 
 
 _BEFORE_LINE_END: Final = FEATURE_NAMES.index("spaces_before_line_end")
+_JOINER_TABLE: Final = bytes(int(b in b"._") for b in range(256))
 _CAMEL_PART: Final = re.compile(rb"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _ESCAPE: Final = re.compile(rb'\\[nrt"\\/]')
 # Runs of two-byte characters, or of three-byte ones of U+0800-U+1FFF (lead bytes E0
@@ -998,6 +1006,17 @@ def _quote_features(
     return changes - (with_quote - (repeats - mixed)), repeats
 
 
+def _word_joiners(data: bytes, flags: int) -> int:
+    """Dots and underscores between two ASCII letters: one byte each in a translation
+    of their own, ANDed with the letters (the lower- and upper-case flags, bits 4 and 5,
+    moved onto bit 0) one byte back and one byte on."""
+    joiners = int.from_bytes(data.translate(_JOINER_TABLE), "little")
+    if not joiners:
+        return 0
+    letters = (flags >> 4 | flags >> 5) & _EVERY_ONE
+    return (joiners & letters << 8 & letters >> 8).bit_count()
+
+
 def _runs_of_two_or_more(pairs: int) -> int:
     """Runs of two or more of a class, from ``pairs`` (its flags whose previous byte has
     it too): the pairs whose previous byte is no pair."""
@@ -1081,6 +1100,7 @@ _NOTHING_BEYOND_ASCII: Final = (0,) * (
 
 # Each flag in every byte of a piece (see ``_repeated``).
 _EVERY_7F: Final = _repeated(0x7F)
+_EVERY_ONE: Final = _repeated(1)
 _EVERY_BRACKET: Final = _repeated(_BRACKET)
 _EVERY_DIGIT: Final = _repeated(_DIGIT)
 _EVERY_HAN_LEAD: Final = _repeated(_HAN_LEAD)
