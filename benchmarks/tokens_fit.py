@@ -120,7 +120,8 @@ def probes() -> list[tuple[str, list[str]]]:
         ("spaces_before_line_end", [": \n" * 10_000, "a \n" * 10_000]),
         ("newlines", ["\n" * 100_000]),
         ("tabs", ["\t" * 100_000]),
-        ("carriage_returns", ["\r" * 100_000, "\t\r" * 20_000, "\r\n" * 20_000, " \r\n" * 20_000]),
+        ("carriage_returns", ["\r" * 100_000, "\t\r" * 20_000]),
+        ("crlf_line_ends", ["\r\n" * 20_000]),
         ("controls", ["".join(rng.choices(CONTROLS, k=20_000))]),
         (
             "whitespace_changes",
@@ -270,6 +271,7 @@ RARE_FEATURES = frozenset(
         "astral_beyond_emoji",
         "spaces_in_runs",
         "carriage_returns",
+        "crlf_line_ends",
         "long_run_letters",
         "latin_extended",
         "other_three_byte",

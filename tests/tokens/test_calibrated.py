@@ -93,6 +93,14 @@ def test_tab_indentation_counts_runs_of_two_or_more_tabs() -> None:
     assert found["tab_runs"] == 2
 
 
+def test_crlf_line_ends_are_priced_apart_from_lone_carriage_returns() -> None:
+    """cl100k and o200k spend on "a\r\n" what they spend on "a\n", DeepSeek V4 a token
+    more; a lone CR costs a token in every vocabulary."""
+    found = features("a\r\nb \r\nc\rd\r\r\n")
+    assert (found["crlf_line_ends"], found["carriage_returns"]) == (3, 2)
+    assert found["spaces_before_line_end"] == 1  # the space before a CR LF
+
+
 def test_cjk_classes() -> None:
     found = features("你好，世界。こんにちは 한국어")
     assert sum(found.get(k, 0) for k in ("han_frequent", "han_common", "han_rare")) == 4
@@ -176,7 +184,7 @@ NEW_FEATURES = tuple(
         ("\u00a4L\u00a4L", {"letter_after_non_ascii": 2}),
         ("\U0001ff52\U0001f600", {"emoji_plane_costs_three": 1}),  # unassigned; an emoji
         ("a\u3000b\u00a0c", {"letter_after_non_ascii": 2, "unicode_spaces": 2}),
-        ("\t \r\n x", {"whitespace_changes": 3}),  # \t-space, space-\r, \r-\n; none after \n
+        ("\t \r\n x", {"whitespace_changes": 2}),  # \t-space, space-\r; not \r-\n, nor after \n
         ("validFlags RzWZRz", {"uncommon_camel_parts": 3}),  # "Rz" "WZ" "Rz"
         (
             "\u2500" * 8 + "\u251c\u200b",
@@ -682,8 +690,11 @@ def reference_ascii_features(text: str) -> dict[str, int]:
             if text[i : i + 2] == "  " and (i == 0 or text[i - 1] != " ")
         ),
         "whitespace_changes": sum(
-            x in WHITE and y in WHITE and x != y and x != "\n" for x, y in pairwise(text)
+            x in WHITE and y in WHITE and x != y and x != "\n" and x + y != "\r\n"
+            for x, y in pairwise(text)
         ),
+        "carriage_returns": text.count("\r") - text.count("\r\n") - text.endswith("\r"),
+        "crlf_line_ends": text.count("\r\n"),
         "unquoted_punctuation_changes": sum(
             punct(x) and punct(y) and x != y and x not in QUOTES and y not in QUOTES
             for x, y in pairwise(text)

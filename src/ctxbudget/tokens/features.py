@@ -82,6 +82,7 @@ FEATURE_NAMES: Final = (
     "spaces_in_runs",
     "spaces_before_line_end",
     "carriage_returns",
+    "crlf_line_ends",
     "long_run_letters",
     "space_before_non_ascii",
     "han_frequent",
@@ -165,9 +166,12 @@ dozen spaces into one token, so 100,000 spaces cost hundreds); ``tab_runs``: run
 two or more tabs, which split as space runs do (``"\\t\\tfor"`` is ``"\\t"``, ``"\\tfor"``:
 a tab-indented line pays a token for its indentation, a single tab joins the word);
 ``newline_runs``: blank
-lines merge; ``spaces_before_line_end``: a space before a newline, a token of its
-own; ``carriage_returns``: CR characters (some vocabularies merge CR LF, some do
-not). ``long_run_letters``: letters
+lines merge; ``spaces_before_line_end``: a space before a newline or a CR LF, a token
+of its own; ``crlf_line_ends``: CR LF pairs, which cl100k and o200k merge into one
+token as they would the LF alone and DeepSeek V4 does not (a token more); not counted
+as ``whitespace_changes``; ``carriage_returns``: the other CR characters, followed by
+anything but a LF, a token each in every vocabulary (a CR that ends the text is
+neither yet, so that appending text never lowers a count). ``long_run_letters``: letters
 beyond the ``_LONG_RUN``-th of a run of one case inside a word longer than ``_LONG_WORD``
 letters ("abab..." or random letters, which no vocabulary merges far; camelCase
 identifiers are many short runs and add nothing). ``controls``: control characters such as terminal
@@ -640,6 +644,8 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
     pair_count = punctuation_pairs.bit_count()
     newline_count = kinds.count(_KIND_NEWLINE)
     tab_count = kinds.count(_KIND_TAB)
+    carriage_returns = kinds.count(_KIND_CARRIAGE_RETURN)
+    crlf = data.count(b"\r\n") if carriage_returns else 0
     double_space_count = double_spaces.bit_count()
     # The first translation's 8 bits are taken: the later features share a second one.
     more_flags = int.from_bytes(data.translate(_MORE_FLAG_TABLE), "little")
@@ -673,8 +679,11 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
         double_space_count - (double_spaces & (double_spaces << 8)).bit_count(),
         double_space_count,
         # A shift and a bit count cost less than ``bytes.count`` of two bytes.
-        (spaces << _SPACE_TO_NEWLINE & newlines).bit_count() if newlines else 0,
-        kinds.count(_KIND_CARRIAGE_RETURN),
+        ((spaces << _SPACE_TO_NEWLINE & newlines).bit_count() if newlines else 0)
+        + (data.count(b" \r\n") if crlf else 0),
+        # A CR that ends the text is neither yet: what comes next decides.
+        carriage_returns - crlf - data.endswith(b"\r"),
+        crlf,
         long_run_letters,
     )
     # The newline flag on every byte that starts a line (an AND, not a shift).
@@ -684,8 +693,9 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
         (line_starts_mask >> 5 & punctuation).bit_count(),  # newline flag, bit 6, onto bit 1
     )
     escapes = len(_ESCAPE.findall(data)) if b"\\" in data else 0
-    changes_of_whitespace = _whitespace_changes(
-        data, more_flags, newlines, ascii_part[_BEFORE_LINE_END]
+    # A line feed after a carriage return is priced as a CR LF line end, not a change.
+    changes_of_whitespace = (
+        _whitespace_changes(data, more_flags, newlines, ascii_part[_BEFORE_LINE_END]) - crlf
     )
     if ascii_only:
         return (
