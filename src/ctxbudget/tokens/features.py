@@ -636,7 +636,7 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
     # counted are counted on one translation, in one byte value each, without the
     # characters of no such class (most of them), so each count is short.
     kinds = data.translate(_KIND_TABLE, _NO_KIND)
-    joiners = _word_joiners(data, flags)
+    joiners = _word_joiners(data)
     digit_count = kinds.count(_KIND_DIGIT)
     quotes = kinds.count(_KIND_QUOTE)
     controls = kinds.count(_KIND_CONTROL)
@@ -862,7 +862,7 @@ def _uncommon_camel_parts(other_words: list[bytes], common_parts: frozenset[byte
     if not mixed:
         return 0
     parts = _CAMEL_PART.findall(b" ".join(mixed))
-    return len(list(filterfalse(common_parts.__contains__, parts)))
+    return len(parts) - sum(map(common_parts.__contains__, parts))
 
 
 def _whitespace_changes(
@@ -886,7 +886,7 @@ def _whitespace_changes(
 
 
 _BEFORE_LINE_END: Final = FEATURE_NAMES.index("spaces_before_line_end")
-_JOINER_TABLE: Final = bytes(int(b in b"._") for b in range(256))
+_JOINER_TABLE: Final = bytes(1 if b in b"._" else 2 if b in _LETTERS else 0 for b in range(256))
 _CAMEL_PART: Final = re.compile(rb"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _ESCAPE: Final = re.compile(rb'\\[nrt"\\/]')
 # Runs of two-byte characters, or of three-byte ones of U+0800-U+1FFF (lead bytes E0
@@ -1016,15 +1016,15 @@ def _quote_features(
     return changes - (with_quote - (repeats - mixed)), repeats
 
 
-def _word_joiners(data: bytes, flags: int) -> int:
-    """Dots and underscores between two ASCII letters: one byte each in a translation
-    of their own, ANDed with the letters (the lower- and upper-case flags, bits 4 and 5,
-    moved onto bit 0) one byte back and one byte on."""
-    joiners = int.from_bytes(data.translate(_JOINER_TABLE), "little")
-    if not joiners:
+def _word_joiners(data: bytes) -> int:
+    """Dots and underscores between two ASCII letters, in a translation of their own:
+    bit 0 for a dot or an underscore, bit 1 for a letter, which moved one byte on and
+    one byte back onto bit 0 marks the joiners with a letter on either side."""
+    if b"." not in data and b"_" not in data:  # byte searches, far cheaper than a pass
         return 0
-    letters = (flags >> 4 | flags >> 5) & _EVERY_ONE
-    return (joiners & letters << 8 & letters >> 8).bit_count()
+    marks = int.from_bytes(data.translate(_JOINER_TABLE), "little")
+    letters = marks & _EVERY_TWO
+    return (marks & letters << 7 & letters >> 9).bit_count()
 
 
 def _runs_of_two_or_more(pairs: int) -> int:
@@ -1042,14 +1042,15 @@ def _bracket_repeats(more_flags: int) -> int:
 def _letters(words: list[bytes]) -> tuple[int, int, list[bytes], list[bytes]]:
     """Letters in ``words``, the same with each word counted as at most ``_CAP``, and
     the words longer than ``_LONG_WORD`` letters and the others."""
-    lengths = list(map(len, words))
-    if not lengths:
+    if not words:
         return 0, 0, [], []
-    if max(lengths) > 255:
+    try:
+        packed = bytes(map(len, words))  # one byte per word, so the capping runs in C
+    except ValueError:  # a word of more than 255 letters
+        lengths = list(map(len, words))
         long_words = [w for w in words if len(w) > _LONG_WORD]
         short_words = [w for w in words if len(w) <= _LONG_WORD]
         return sum(lengths), sum(min(n, _CAP) for n in lengths), long_words, short_words
-    packed = bytes(lengths)  # one byte per word, so the capping runs in C
     if max(packed) > _LONG_WORD:
         long_words = list(compress(words, packed.translate(_IS_LONG)))
         short_words = list(compress(words, packed.translate(_IS_SHORT)))
@@ -1110,7 +1111,7 @@ _NOTHING_BEYOND_ASCII: Final = (0,) * (
 
 # Each flag in every byte of a piece (see ``_repeated``).
 _EVERY_7F: Final = _repeated(0x7F)
-_EVERY_ONE: Final = _repeated(1)
+_EVERY_TWO: Final = _repeated(2)
 _EVERY_BRACKET: Final = _repeated(_BRACKET)
 _EVERY_DIGIT: Final = _repeated(_DIGIT)
 _EVERY_HAN_LEAD: Final = _repeated(_HAN_LEAD)
