@@ -101,6 +101,17 @@ def test_crlf_line_ends_are_priced_apart_from_lone_carriage_returns() -> None:
     assert found["spaces_before_line_end"] == 1  # the space before a CR LF
 
 
+def test_contractions_are_one_price_with_their_apostrophe_and_ending() -> None:
+    """o200k spends one token on "Let's", "don't", "I'll", cl100k two ("Let", "'s"): the
+    apostrophe and the ending are counted as a contraction, not as punctuation and a
+    word; an apostrophe before other letters or after a space is not one."""
+    found = features("Let's go, don't you've x'y 's")
+    assert found["contractions"] == 3
+    assert found["quotes"] == 2  # x'y and the one after a space
+    assert found["rare_letters"] == 2  # x, y: not the v of "ve"
+    assert features("Let's") == features("Let") | {"contractions": 1}
+
+
 def test_cjk_classes() -> None:
     found = features("你好，世界。こんにちは 한국어")
     assert sum(found.get(k, 0) for k in ("han_frequent", "han_common", "han_rare")) == 4
@@ -376,6 +387,10 @@ def test_features_never_drop_when_text_is_appended(first: str, second: str) -> N
         "consonant_triples",
         "uncommon_camel_parts",
     }
+    # "Let'" + "s" makes the apostrophe a contraction's, no longer punctuation; "Let's"
+    # + "x" unmakes one.
+    if first[-1:].isascii() and (first[-1:].isalpha() or first[-1:] == "'"):
+        word_features |= {"contractions", "punctuation", "punctuation_runs", "quotes"}
     for name, a, b in zip(FEATURE_NAMES, before, after, strict=True):
         if name not in word_features:
             assert b >= a, name
@@ -627,6 +642,7 @@ PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~") | CONTROLS
 CONSONANTS = frozenset("bcdfghjklmnpqrstvwxzBCDFGHJKLMNPQRSTVWXZ")
 WHITE = frozenset(" \t\n\r\x0b\x0c")
 WORD_JOINER = re.compile("(?<=[A-Za-z])[._](?=[A-Za-z])")
+CONTRACTION = re.compile("(?<=[A-Za-z])'(s|t|ll|re|ve|m|d)(?![A-Za-z])")
 QUOTES = frozenset("\"'")
 Test = Callable[[str], bool]
 
@@ -645,6 +661,7 @@ def short_other_words(text: str) -> str:
     """``text`` with the letters of common words and of words longer than 16 letters
     turned into spaces: rare letters and triples count the other words only."""
     common = _tables().common_words
+    text = CONTRACTION.sub(lambda m: " " * len(m.group()), text)
     return re.sub(
         "[A-Za-z]+",
         lambda m: (
@@ -671,13 +688,16 @@ def reference_ascii_features(text: str) -> dict[str, int]:
         "digits": sum(map(digit, text)),
         "digit_runs": runs_of(text, digit),
         "space_before_digit": pairs(text, space, digit),
-        "punctuation": sum(map(punct, text)),
-        "punctuation_runs": runs_of(text, punct) - len(WORD_JOINER.findall(text)),
+        "punctuation": sum(map(punct, text)) - len(CONTRACTION.findall(text)),
+        "punctuation_runs": runs_of(text, punct)
+        - len(WORD_JOINER.findall(text))
+        - len(CONTRACTION.findall(text)),
         "word_joiners": len(WORD_JOINER.findall(text)),
+        "contractions": len(CONTRACTION.findall(text)),
         "punctuation_repeats": sum(punct(x) and x == y for x, y in pairwise(text)),
         "punctuation_changes": sum(punct(x) and punct(y) and x != y for x, y in pairwise(text)),
         "space_before_punctuation": pairs(text, space, punct),
-        "quotes": sum(c in "\"'" for c in text),
+        "quotes": sum(c in "\"'" for c in text) - len(CONTRACTION.findall(text)),
         "punctuation_before_newline": pairs(text, punct, newline),
         "newlines": text.count("\n"),
         "newline_runs": runs_of(text, newline),

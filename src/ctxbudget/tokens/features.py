@@ -68,6 +68,7 @@ FEATURE_NAMES: Final = (
     "punctuation",
     "punctuation_runs",
     "word_joiners",
+    "contractions",
     "punctuation_repeats",
     "punctuation_changes",
     "space_before_punctuation",
@@ -156,6 +157,10 @@ camelCase and base64. ``word_joiners``: a dot or an underscore between two ASCII
 letters (``file.py``, ``test_missing_key``), which vocabularies join to the word after
 it (``.py``, ``_missing``: no token of its own), left out of ``punctuation_runs``; a
 hyphen or slash there is not (counted apart, it made English prose and paths worse).
+``contractions``: an apostrophe between a letter and ``s t ll re ve m d`` ending the word
+("Let's", "don't", "I'll"), which o200k spends no token on beyond the word's and
+cl100k one ("'s"); the apostrophe and the ending are left out of the punctuation, quote
+and word features.
 ``punctuation_repeats`` / ``punctuation_changes``: punctuation after the same / another
 punctuation character ("-----" merges into one token, "+-+" does not).
 ``space_before_digit``: a space is its own token before a number, while it joins a
@@ -458,6 +463,9 @@ class _Tables:
     # The lower-case common words as camelCase parts are written ("valid", "Valid",
     # "VALID"): a part is common when it is in here, with no ``lower()`` of every part.
     common_camel_parts: frozenset[bytes]
+    # What each contraction's ending ("s" of "Let's") adds to the word features as a
+    # word of its own (common_words, other_words, their letters, capped, rare letters).
+    contraction_endings: dict[bytes, tuple[int, int, int, int, int]]
 
 
 def _class_of_ranges(ranges: list[list[int]]) -> re.Pattern[str]:
@@ -509,6 +517,7 @@ def _tables() -> _Tables:
         # grown item by item is twice as large): fewer cache misses on every word.
         common_words=frozenset({word.encode() for word in tables["common_words"]}),
         common_camel_parts=_camel_spellings(tables["common_words"]),
+        contraction_endings=_contraction_endings(tables["common_words"]),
         han_frequent_or_not_han=re.compile("[" + tables["han_one_token"] + _NOT_HAN + "]+"),
         han_rare=_sparse_runs(tables["han_three_tokens"]),
         han_beyond_everyday=_beyond(tables["han_everyday"]),
@@ -538,6 +547,19 @@ def _two_by_two(pairs: str) -> frozenset[str]:
 def _runs_of_one(ranges: list[list[int]]) -> re.Pattern[str]:
     """Runs of one character of ``ranges`` (a class first, so the search skips to it)."""
     return re.compile(f"([{_members(ranges)}])\\1*")
+
+
+def _contraction_endings(common_words: list[str]) -> dict[bytes, tuple[int, int, int, int, int]]:
+    """Per contraction ending, what it adds to the word features as a word of its own."""
+    common = set(common_words)
+    endings = {}
+    for ending in _CONTRACTION_ENDINGS:
+        rare = sum(c in _RARE_LETTERS.decode() for c in ending)
+        if ending in common:
+            endings[ending.encode()] = (1, 0, 0, 0, 0)
+        else:
+            endings[ending.encode()] = (0, 1, len(ending), min(len(ending), _CAP), rare)
+    return endings
 
 
 def _camel_spellings(common_words: list[str]) -> frozenset[bytes]:
@@ -639,6 +661,7 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
     joiners = _word_joiners(data)
     digit_count = kinds.count(_KIND_DIGIT)
     quotes = kinds.count(_KIND_QUOTE)
+    endings = _CONTRACTION.findall(data) if quotes else []
     controls = kinds.count(_KIND_CONTROL)
     punctuation_count = kinds.count(_KIND_PUNCTUATION) + quotes + controls
     pair_count = punctuation_pairs.bit_count()
@@ -651,25 +674,33 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
     more_flags = int.from_bytes(data.translate(_MORE_FLAG_TABLE), "little")
     short_repeats = _short_merging_repeats(same, more_flags) if same else 0
     unquoted, quote_repeats = _quote_features(data, more_flags, punctuation_pairs, changes, quotes)
+    contractions = len(endings)
+    if contractions:
+        common_in, other_in, letters_in, capped_in, rare_in = map(
+            sum, zip(*map(tables.contraction_endings.__getitem__, endings), strict=True)
+        )
+    else:
+        common_in = other_in = letters_in = capped_in = rare_in = 0
     ascii_part = (
-        len(words) - len(other_words),
-        len(other_words),
-        other_letters,
-        capped_letters,
+        len(words) - len(other_words) - common_in,
+        len(other_words) - other_in,
+        other_letters - letters_in,
+        capped_letters - capped_in,
         kinds.count(_KIND_UPPER),
-        rare_letters,
+        rare_letters - rare_in,
         consonant_triples,
         case_switches,
         digit_count,
         digit_count - (digits & previous).bit_count(),
         (spaces << _SPACE_TO_DIGIT & digits).bit_count() if digits else 0,
-        punctuation_count,
-        punctuation_count - pair_count - joiners,
+        punctuation_count - contractions,
+        punctuation_count - pair_count - joiners - contractions,
         joiners,
+        contractions,
         pair_count - changes,
         changes,
         (spaces << _SPACE_TO_PUNCTUATION & punctuation).bit_count(),
-        quotes,
+        quotes - contractions,
         (punctuation << _PUNCTUATION_TO_NEWLINE & newlines).bit_count() if newlines else 0,
         newline_count,
         newline_count - (newlines & previous).bit_count(),
@@ -886,6 +917,10 @@ def _whitespace_changes(
 
 
 _BEFORE_LINE_END: Final = FEATURE_NAMES.index("spaces_before_line_end")
+# An apostrophe between a letter and one of these endings, then no letter: "Let's",
+# "don't", "I'll", which o200k spends one token on and cl100k two ("Let", "'s").
+_CONTRACTION_ENDINGS: Final = ("s", "t", "ll", "re", "ve", "m", "d")
+_CONTRACTION: Final = re.compile(rb"'(?<=[A-Za-z]')(s|t|ll|re|ve|m|d)(?![A-Za-z])")
 _JOINER_TABLE: Final = bytes(1 if b in b"._" else 2 if b in _LETTERS else 0 for b in range(256))
 _CAMEL_PART: Final = re.compile(rb"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _ESCAPE: Final = re.compile(rb'\\[nrt"\\/]')
