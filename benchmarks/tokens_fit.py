@@ -328,6 +328,9 @@ and the guard honest (its floors do not depend on them), but where a linear pric
 cannot fit every script and every soup at once, the compromise favours the text agents
 send."""
 MAX_LOCALE_WEIGHT = 3.0
+"""The most a catalog chunk weighs, however few chunks its language has: Lao's two
+chunks at 6 each pulled Thai's shared letter price 6 points under before Lao had a
+price of its own, and a language of a chunk or two should not outweigh a dozen."""
 AGENT_WEIGHT = 6.0
 """Agent traffic (tool output, tool-call arguments, assistant text) weighs twice what
 other prose and code does: the per-kind goals are on it, and it is checked on sessions
@@ -339,9 +342,9 @@ on its json)."""
 def sample_weights(samples: list[Sample]) -> list[float]:
     """Agent traffic ``AGENT_WEIGHT`` a sample, other prose and code
     ``PROSE_AND_CODE_WEIGHT``, generated adversarial text 1, and each language of the
-    translation catalogs ``PER_LOCALE`` in all, however many chunks its catalogs gave
-    (Armenian's fit half is three chunks, most languages' twelve: weighed 1 each, it
-    was priced 8 % under on both halves)."""
+    translation catalogs ``PER_LOCALE`` in all, however many chunks its catalogs gave,
+    up to ``MAX_LOCALE_WEIGHT`` a chunk (Armenian's fit half is three chunks, most
+    languages' twelve: weighed 1 each, it was priced 8 % under on both halves)."""
     per_language = collections.Counter(
         s["category"] for s in samples if s["category"].startswith("locale_")
     )
