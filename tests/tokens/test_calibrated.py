@@ -112,6 +112,14 @@ def test_contractions_are_one_price_with_their_apostrophe_and_ending() -> None:
     assert features("Let's") == features("Let") | {"contractions": 1}
 
 
+def test_letters_of_central_asian_lines_count_from_the_first_letter_slavic_languages_lack() -> None:
+    """Mongolian words are mostly letters of Russian's alphabet; a line that holds ү, ө
+    or ң is priced from that letter on, a Russian or Ukrainian line not at all."""
+    found = features("Привет мир\nМонгол улс нь Зүүн Азид\nЇжак і їжачок")
+    assert found["central_asian_cyrillic_line_letters"] == len("үүн Азид") - 1
+    assert "central_asian_cyrillic_line_letters" not in features("Привет мир\nЇжак і їжачок")
+
+
 def test_cjk_classes() -> None:
     found = features("你好，世界。こんにちは 한국어")
     assert sum(found.get(k, 0) for k in ("han_frequent", "han_common", "han_rare")) == 4
