@@ -118,6 +118,8 @@ def test_letters_of_central_asian_lines_count_from_the_first_letter_slavic_langu
     found = features("Привет мир\nМонгол улс нь Зүүн Азид\nЇжак і їжачок")
     assert found["central_asian_cyrillic_line_letters"] == len("үүн Азид") - 1
     assert "central_asian_cyrillic_line_letters" not in features("Привет мир\nЇжак і їжачок")
+    belarusian = features("Прывітанне\nЯ ўсё чытаю")
+    assert belarusian["belarusian_line_letters"] == len("ўсё чытаю") - 1
 
 
 def test_cjk_classes() -> None:
