@@ -257,7 +257,10 @@ def test_unlearned_pairs_tell_random_letters_from_prose_in_the_same_script() -> 
     assert "thai_letters" not in lao
     assert "script_letters" not in lao
     tamil = features("வணக்கம் ─═")
-    assert (tamil["script_letters"], tamil["other_three_byte"]) == (7, 2)
+    assert (tamil["tamil_letters"], tamil["other_three_byte"]) == (7, 2)
+    assert "script_letters" not in tamil
+    oriya = features("ଓଡ଼ିଆ ─")  # no price of its own: the shared one
+    assert (oriya["script_letters"], oriya["other_three_byte"]) == (5, 1)
 
 
 @pytest.mark.parametrize("text", ["ascii only", "é", "नमस्ते", "中文", "\U0001f600", "a" * 20_000])
@@ -302,6 +305,11 @@ def test_each_vocabulary_has_its_own_costly_characters() -> None:
         ("ሰላም", "ethiopic_letters", 3),
         ("ខ្មែរ", "khmer_letters", 5),
         ("Tiếng Việt", "vietnamese_letters", 2),  # ế and ệ; the other letters are ASCII
+        ("ສະບາຍດີ", "lao_letters", 7),
+        ("નમસ્તે", "gujarati_letters", 6),
+        ("নমস্কার", "bengali_letters", 7),
+        ("ਸਤਿ", "gurmukhi_letters", 3),
+        ("வணக்கம்", "tamil_letters", 7),
     ],
 )
 def test_scripts_whose_cost_differs_by_vocabulary_have_their_own_letter_count(
@@ -310,14 +318,14 @@ def test_scripts_whose_cost_differs_by_vocabulary_have_their_own_letter_count(
     """Greek shares a class with Cyrillic, and these scripts with others, but each
     vocabulary merges them differently (cl100k spends twice as many tokens on Greek as
     on Russian): their letters are counted apart, and only theirs; the three-byte ones
-    leave ``script_letters``, which keeps Tamil and Bengali."""
+    leave ``script_letters``, which keeps Oriya and Tibetan."""
     found = features(text)
     assert found[name] == letters
     scripts = FEATURE_NAMES[FEATURE_NAMES.index("greek_letters") :]
     assert [n for n in scripts if n in found] == [name]
     assert "script_letters" not in found
-    assert features("வணக்கம் নমস্কার")["script_letters"] == 14
-    assert not set(scripts) & set(features("Привет, мир 中文 नमस्ते สวัสดี é வணக்கம் নমস্কার"))
+    assert features("ଓଡ଼ିଆ བོད")["script_letters"] == 8
+    assert not set(scripts) & set(features("Привет, мир 中文 नमस्ते สวัสดี é ଓଡ଼ିଆ བོད"))
 
 
 def test_lines_starting_with_punctuation_are_counted_the_first_one_too() -> None:
