@@ -298,6 +298,7 @@ def test_each_vocabulary_has_its_own_costly_characters() -> None:
         ("Καλημέρα κόσμε", "greek_letters", 13),
         ("Բարեւ աշխարհ", "armenian_letters", 11),  # capitals and letters past U+057F too
         ("שלום עולם", "hebrew_letters", 8),
+        ("مرحبا بالعالم", "arabic_letters", 12),  # Arabic and Persian
         ("నమస్కారం ನಮಸ್ಕಾರ നമസ്കാരം", "telugu_kannada_malayalam_letters", 23),
         ("ආයුබෝවන්", "sinhala_letters", 8),
         ("မြန်မာ", "myanmar_letters", 6),
