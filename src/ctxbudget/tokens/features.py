@@ -318,7 +318,7 @@ _CONTINUATION: Final = _span(0x80, 0xBF)
 _WORD_SPLIT: Final = bytes(b if b in _LETTERS else 0x20 for b in range(256))
 
 # Flag bits of the first translation (one byte per character).
-_DIGIT, _PUNCTUATION, _SPACE, _TAB, _LOWER, _UPPER, _NEWLINE, _NON_ASCII = (
+_DIGIT, _PUNCTUATION, _SPACE, _JOINER, _LOWER, _UPPER, _NEWLINE, _NON_ASCII = (
     1 << bit for bit in range(8)
 )
 
@@ -331,7 +331,7 @@ def _flags(b: int) -> int:
         # digits or white space).
         (_PUNCTUATION, _ASCII_PUNCTUATION + _CONTROLS),
         (_SPACE, b" "),
-        (_TAB, b"\t"),
+        (_JOINER, b"._"),  # a dot or an underscore, punctuation too
         (_LOWER, _span(0x61, 0x7A)),
         (_UPPER, _span(0x41, 0x5A)),
         (_NEWLINE, b"\n"),
@@ -622,6 +622,11 @@ _PUNCTUATION_TO_NEWLINE: Final = _next_byte(_PUNCTUATION, _NEWLINE)
 _SPACE_TO_NEWLINE: Final = _next_byte(_SPACE, _NEWLINE)
 _SPACE_TO_NON_ASCII: Final = _next_byte(_SPACE, _NON_ASCII)
 _UPPER_TO_LOWER: Final = _next_byte(_UPPER, _LOWER)
+_LOWER_TO_JOINER: Final = _next_byte(_LOWER, _JOINER)
+_UPPER_TO_JOINER: Final = _next_byte(_UPPER, _JOINER)
+# One byte back: a right shift by 8 plus the distance of the flag above the joiner's.
+_LOWER_BACK_TO_JOINER: Final = 8 + _LOWER.bit_length() - _JOINER.bit_length()
+_UPPER_BACK_TO_JOINER: Final = 8 + _UPPER.bit_length() - _JOINER.bit_length()
 
 
 def _pairs(mask: int) -> int:
@@ -697,7 +702,7 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
     # counted are counted on one translation, in one byte value each, without the
     # characters of no such class (most of them), so each count is short.
     kinds = data.translate(_KIND_TABLE, _NO_KIND)
-    joiners = _word_joiners(data)
+    joiners = _word_joiners(data, flags)
     digit_count = kinds.count(_KIND_DIGIT)
     quotes = kinds.count(_KIND_QUOTE)
     endings = _CONTRACTION.findall(data) if b"'" in data else []
@@ -744,7 +749,7 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
         newline_count,
         newline_count - (newlines & previous).bit_count(),
         tab_count,
-        _runs_of_two_or_more(flags & _EVERY_TAB & previous) if tab_count else 0,
+        len(_TAB_RUNS.findall(data)) if tab_count else 0,
         controls,
         double_space_count - (double_spaces & (double_spaces << 8)).bit_count(),
         double_space_count,
@@ -963,7 +968,7 @@ _BEFORE_LINE_END: Final = FEATURE_NAMES.index("spaces_before_line_end")
 # "don't", "I'll", which o200k spends one token on and cl100k two ("Let", "'s").
 _CONTRACTION_ENDINGS: Final = ("s", "t", "ll", "re", "ve", "m", "d")
 _CONTRACTION: Final = re.compile(rb"'(?<=[A-Za-z]')(s|t|ll|re|ve|m|d)(?![A-Za-z])")
-_JOINER_TABLE: Final = bytes(1 if b in b"._" else 2 if b in _LETTERS else 0 for b in range(256))
+_TAB_RUNS: Final = re.compile(rb"\t\t+")
 _CAMEL_PART: Final = re.compile(rb"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _ESCAPE: Final = re.compile(rb'\\[nrt"\\/]')
 # Runs of two-byte characters, or of three-byte ones of U+0800-U+1FFF (lead bytes E0
@@ -1093,21 +1098,15 @@ def _quote_features(
     return changes - (with_quote - (repeats - mixed)), repeats
 
 
-def _word_joiners(data: bytes) -> int:
-    """Dots and underscores between two ASCII letters, in a translation of their own:
-    bit 0 for a dot or an underscore, bit 1 for a letter, which moved one byte on and
-    one byte back onto bit 0 marks the joiners with a letter on either side."""
-    if b"." not in data and b"_" not in data:  # byte searches, far cheaper than a pass
+def _word_joiners(data: bytes, flags: int) -> int:
+    """Dots and underscores between two ASCII letters: the joiner flag (bit 3) where
+    the lower- or upper-case flag (bits 4, 5) of the byte before, moved one byte on and
+    onto bit 3, and that of the byte after, moved one byte back, are set."""
+    if b"." not in data and b"_" not in data:  # byte searches, far cheaper than the masks
         return 0
-    marks = int.from_bytes(data.translate(_JOINER_TABLE), "little")
-    letters = marks & _EVERY_TWO
-    return (marks & letters << 7 & letters >> 9).bit_count()
-
-
-def _runs_of_two_or_more(pairs: int) -> int:
-    """Runs of two or more of a class, from ``pairs`` (its flags whose previous byte has
-    it too): the pairs whose previous byte is no pair."""
-    return pairs.bit_count() - (pairs & pairs << 8).bit_count()
+    letter_before = flags << _LOWER_TO_JOINER | flags << _UPPER_TO_JOINER
+    letter_after = flags >> _LOWER_BACK_TO_JOINER | flags >> _UPPER_BACK_TO_JOINER
+    return (flags & _EVERY_JOINER & letter_before & letter_after).bit_count()
 
 
 def _bracket_repeats(more_flags: int) -> int:
@@ -1188,7 +1187,7 @@ _NOTHING_BEYOND_ASCII: Final = (0,) * (
 
 # Each flag in every byte of a piece (see ``_repeated``).
 _EVERY_7F: Final = _repeated(0x7F)
-_EVERY_TWO: Final = _repeated(2)
+_EVERY_JOINER: Final = _repeated(_JOINER)
 _EVERY_BRACKET: Final = _repeated(_BRACKET)
 _EVERY_DIGIT: Final = _repeated(_DIGIT)
 _EVERY_HAN_LEAD: Final = _repeated(_HAN_LEAD)
@@ -1201,7 +1200,6 @@ _EVERY_QUOTE: Final = _repeated(_QUOTE)
 _EVERY_SEVEN: Final = _repeated(_WHITESPACE_ID)
 _EVERY_SINGLE_QUOTE: Final = _repeated(_SINGLE_QUOTE)
 _EVERY_SPACE: Final = _repeated(_SPACE)
-_EVERY_TAB: Final = _repeated(_TAB)
 _EVERY_THREE_BYTE_LEAD: Final = _repeated(_OTHER_THREE_BYTE_LEAD)
 _EVERY_THREE_BYTE_SCRIPT_LEAD: Final = _repeated(_THREE_BYTE_SCRIPT_LEAD)
 _EVERY_TWO_BYTE_LEAD: Final = _repeated(_TWO_BYTE_LEAD)
