@@ -43,9 +43,11 @@ import functools
 import json
 import operator
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from itertools import compress, filterfalse
+from types import MappingProxyType
 from typing import Final
 
 __all__ = [
@@ -489,7 +491,7 @@ class _Tables:
     common_camel_parts: frozenset[bytes]
     # What each contraction's ending ("s" of "Let's") adds to the word features as a
     # word of its own (common_words, other_words, their letters, capped, rare letters).
-    contraction_endings: dict[bytes, tuple[int, int, int, int, int]]
+    contraction_endings: Mapping[bytes, tuple[int, int, int, int, int]]
 
 
 def _class_of_ranges(ranges: list[list[int]]) -> re.Pattern[str]:
@@ -588,17 +590,20 @@ def _runs_of_one(ranges: list[list[int]]) -> re.Pattern[str]:
     return re.compile(f"([{_members(ranges)}])\\1*")
 
 
-def _contraction_endings(common_words: list[str]) -> dict[bytes, tuple[int, int, int, int, int]]:
-    """Per contraction ending, what it adds to the word features as a word of its own."""
+def _contraction_endings(
+    common_words: list[str],
+) -> Mapping[bytes, tuple[int, int, int, int, int]]:
+    """Per contraction ending, what it adds to the word features as a word of its own
+    (read-only: the tables are shared)."""
     common = set(common_words)
-    endings = {}
+    endings: dict[bytes, tuple[int, int, int, int, int]] = {}
     for ending in _CONTRACTION_ENDINGS:
         rare = sum(c in _RARE_LETTERS.decode() for c in ending)
         if ending in common:
             endings[ending.encode()] = (1, 0, 0, 0, 0)
         else:
             endings[ending.encode()] = (0, 1, len(ending), min(len(ending), _CAP), rare)
-    return endings
+    return MappingProxyType(endings)
 
 
 def _camel_spellings(common_words: list[str]) -> frozenset[bytes]:
