@@ -697,6 +697,7 @@ def reference_ascii_features(text: str) -> dict[str, int]:
     digit, punct = str.isdigit, PUNCTUATION.__contains__
     space, newline = " ".__eq__, "\n".__eq__
     short = short_other_words(text)
+    joiners, contractions = len(WORD_JOINER.findall(text)), len(CONTRACTION.findall(text))
     return {
         "uppercase": sum(c.isupper() for c in text),
         "rare_letters": sum(c in "jkqvwxyzJKQVWXYZ" for c in short),
@@ -707,16 +708,14 @@ def reference_ascii_features(text: str) -> dict[str, int]:
         "digits": sum(map(digit, text)),
         "digit_runs": runs_of(text, digit),
         "space_before_digit": pairs(text, space, digit),
-        "punctuation": sum(map(punct, text)) - len(CONTRACTION.findall(text)),
-        "punctuation_runs": runs_of(text, punct)
-        - len(WORD_JOINER.findall(text))
-        - len(CONTRACTION.findall(text)),
-        "word_joiners": len(WORD_JOINER.findall(text)),
-        "contractions": len(CONTRACTION.findall(text)),
+        "punctuation": sum(map(punct, text)) - contractions,
+        "punctuation_runs": runs_of(text, punct) - joiners - contractions,
+        "word_joiners": joiners,
+        "contractions": contractions,
         "punctuation_repeats": sum(punct(x) and x == y for x, y in pairwise(text)),
         "punctuation_changes": sum(punct(x) and punct(y) and x != y for x, y in pairwise(text)),
         "space_before_punctuation": pairs(text, space, punct),
-        "quotes": sum(c in "\"'" for c in text) - len(CONTRACTION.findall(text)),
+        "quotes": sum(c in "\"'" for c in text) - contractions,
         "punctuation_before_newline": pairs(text, punct, newline),
         "newlines": text.count("\n"),
         "newline_runs": runs_of(text, newline),
