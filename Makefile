@@ -11,11 +11,14 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(VENV)/.installed-base: pyproject.toml | $(BIN)/python
+# The C extension is built by the install: a change to it installs again.
+BUILD_INPUTS := pyproject.toml setup.py src/ctxbudget/tokens/_neighbours.c
+
+$(VENV)/.installed-base: $(BUILD_INPUTS) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+$(VENV)/.installed-dev: $(BUILD_INPUTS) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@ $(VENV)/.installed-base
 

@@ -50,6 +50,14 @@ from itertools import compress, filterfalse
 from types import MappingProxyType
 from typing import Final
 
+from ctxbudget.tokens.neighbours import (
+    ASCII_PUNCTUATION,
+    CONTROLS,
+    NEIGHBOUR_NAMES,
+    PIECE,
+    neighbour_counts,
+)
+
 __all__ = [
     "FEATURE_NAMES",
     "text_features",
@@ -303,10 +311,8 @@ counted 5 % over by it, 11 % by ``generic``). ``belarusian_line_letters``: the s
 a line's first ў on, for Belarusian (catalogs 10-18 % under before, 6-10 % after),
 which shares і with Ukrainian but is merged far less."""
 
-_ASCII_PUNCTUATION: Final = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 _RARE_LETTERS: Final = b"jkqvwxyzJKQVWXYZ"
 _CONSONANTS: Final = b"bcdfghjklmnpqrstvwxzBCDFGHJKLMNPQRSTVWXZ"
-_CONTROLS: Final = bytes((*range(0x09), *range(0x0B, 0x0D), *range(0x0E, 0x20), 0x7F))
 
 
 def _span(first: int, last: int) -> bytes:
@@ -318,51 +324,6 @@ _ASCII: Final = _span(0x00, 0x7F)
 _CONTINUATION: Final = _span(0x80, 0xBF)
 # Every byte that is not an ASCII letter becomes a space, so ``split()`` yields the words.
 _WORD_SPLIT: Final = bytes(b if b in _LETTERS else 0x20 for b in range(256))
-
-# Flag bits of the first translation (one byte per character).
-_DIGIT, _PUNCTUATION, _SPACE, _JOINER, _LOWER, _UPPER, _NEWLINE, _NON_ASCII = (
-    1 << bit for bit in range(8)
-)
-
-
-def _flags(b: int) -> int:
-    flags = 0
-    for flag, members in (
-        (_DIGIT, _span(0x30, 0x39)),
-        # Control characters are punctuation to every pre-tokenizer (not letters,
-        # digits or white space).
-        (_PUNCTUATION, _ASCII_PUNCTUATION + _CONTROLS),
-        (_SPACE, b" "),
-        (_JOINER, b"._"),  # a dot or an underscore, punctuation too
-        (_LOWER, _span(0x61, 0x7A)),
-        (_UPPER, _span(0x41, 0x5A)),
-        (_NEWLINE, b"\n"),
-        (_NON_ASCII, _span(0xC0, 0xFF)),
-    ):
-        if b in members:
-            flags |= flag
-    return flags
-
-
-_FLAG_TABLE: Final = bytes(_flags(b) for b in range(256))
-
-# Flag bits of the non-ASCII translation: lead bytes of scripts whose runs matter.
-# Scripts of three-byte characters (U+0800-U+1FFF: Indic, Thai, Tibetan, Georgian,
-# Khmer, Vietnamese letters...) also carry the other three-byte flag; symbols and
-# punctuation (U+2000-U+2FFF, U+E000-U+EFFF) only that one.
-_TWO_BYTE_LEAD, _HAN_LEAD, _OTHER_THREE_BYTE_LEAD, _THREE_BYTE_SCRIPT_LEAD = 1, 2, 4, 8
-_LEAD_FLAG_TABLE: Final = bytes(
-    _TWO_BYTE_LEAD
-    if 0xC2 <= b <= 0xDF
-    else _HAN_LEAD
-    if 0xE4 <= b <= 0xE9
-    else _OTHER_THREE_BYTE_LEAD | _THREE_BYTE_SCRIPT_LEAD
-    if b in (0xE0, 0xE1)
-    else _OTHER_THREE_BYTE_LEAD
-    if b in (0xE2, 0xEE)
-    else 0
-    for b in range(256)
-)
 
 # One class letter per non-ASCII character (its lead byte), for classes only counted.
 _LEAD_CLASSES: Final = {
@@ -390,8 +351,8 @@ def _kind(b: int) -> bytes:
     for kind, members in (
         (_KIND_DIGIT, _span(0x30, 0x39)),
         (_KIND_QUOTE, b"\"'"),
-        (_KIND_PUNCTUATION, _ASCII_PUNCTUATION),
-        (_KIND_CONTROL, _CONTROLS),
+        (_KIND_PUNCTUATION, ASCII_PUNCTUATION),
+        (_KIND_CONTROL, CONTROLS),
         (_KIND_UPPER, _span(0x41, 0x5A)),
         (_KIND_NEWLINE, b"\n"),
         (_KIND_TAB, b"\t"),
@@ -451,15 +412,7 @@ _UPPER_GREEK_CYRILLIC_SECOND: Final = bytes(1 if 0x80 <= b <= 0xAF else 0 for b 
 
 _HAN_FIRST, _HAN_LAST = 0x4000, 0x9FFF  # the code points of lead bytes E4-E9
 _NOT_HAN: Final = "\\x00-\\u3fff\\ua000-\\U0010ffff"  # a class of all but those
-_PIECE: Final = 1 << 14
-"""Longest piece, in characters, processed at once; longer texts are cut after a newline
-(which no feature spans), so the repeated-flag masks below stay small."""
-
-
-def _repeated(flag: int) -> int:
-    """``flag`` in every byte of a ``_PIECE``-byte integer (the ``_EVERY_*`` masks, built
-    once at import: a lookup per use would cost more than some of the features)."""
-    return int.from_bytes(bytes((flag,)) * _PIECE, "little")
+_PIECE: Final = PIECE  # longer texts are cut after a newline, which no feature spans
 
 
 @dataclass(frozen=True, slots=True)
@@ -613,30 +566,37 @@ def _camel_spellings(common_words: list[str]) -> frozenset[bytes]:
     return frozenset((*lower, *(w.capitalize() for w in lower), *(w.upper() for w in lower)))
 
 
-def _next_byte(flag: int, as_flag: int) -> int:
-    """How far to shift a mask of ``flag`` bits left to move it one byte on and onto
-    ``as_flag``'s bit, to be ANDed with a mask of ``as_flag``: "a ``flag`` byte followed
-    by an ``as_flag`` byte". Constants, so that no call is paid per text."""
-    return 8 + as_flag.bit_length() - flag.bit_length()
-
-
-_LOWER_TO_UPPER: Final = _next_byte(_LOWER, _UPPER)
-_SPACE_TO_DIGIT: Final = _next_byte(_SPACE, _DIGIT)
-_SPACE_TO_PUNCTUATION: Final = _next_byte(_SPACE, _PUNCTUATION)
-_PUNCTUATION_TO_NEWLINE: Final = _next_byte(_PUNCTUATION, _NEWLINE)
-_SPACE_TO_NEWLINE: Final = _next_byte(_SPACE, _NEWLINE)
-_SPACE_TO_NON_ASCII: Final = _next_byte(_SPACE, _NON_ASCII)
-_UPPER_TO_LOWER: Final = _next_byte(_UPPER, _LOWER)
-_LOWER_TO_JOINER: Final = _next_byte(_LOWER, _JOINER)
-_UPPER_TO_JOINER: Final = _next_byte(_UPPER, _JOINER)
-# One byte back: a right shift by 8 plus the distance of the flag above the joiner's.
-_LOWER_BACK_TO_JOINER: Final = 8 + _LOWER.bit_length() - _JOINER.bit_length()
-_UPPER_BACK_TO_JOINER: Final = 8 + _UPPER.bit_length() - _JOINER.bit_length()
-
-
-def _pairs(mask: int) -> int:
-    """Set flags whose previous byte is set too: runs are the set flags minus these."""
-    return (mask & (mask << 8)).bit_count()
+# Where each neighbour count is in ``neighbour_counts``' tuple.
+(
+    _LOWER_BEFORE_UPPER,
+    _UPPER_PAIRS_BEFORE_LOWER,
+    _PUNCTUATION_PAIRS,
+    _PUNCTUATION_CHANGES,
+    _SHORT_MERGING_TRIPLES,
+    _WORD_JOINERS,
+    _DIGIT_PAIRS,
+    _SPACE_BEFORE_DIGIT,
+    _SPACE_BEFORE_PUNCTUATION,
+    _PUNCTUATION_BEFORE_NEWLINE,
+    _NEWLINE_PAIRS,
+    _SPACE_PAIRS,
+    _SPACE_TRIPLES,
+    _SPACE_BEFORE_NEWLINE,
+    _TEXT_LINE_STARTS,
+    _PUNCTUATION_LINE_STARTS,
+    _WHITESPACE_CHANGES,
+    _BRACKET_PAIRS,
+    _QUOTE_PAIRS,
+    _PAIRS_WITH_QUOTE,
+    _MIXED_QUOTE_PAIRS,
+    _SPACE_BEFORE_NON_ASCII,
+    _LETTER_AFTER_NON_ASCII,
+    _PUNCTUATION_BEFORE_NON_ASCII,
+    _TWO_BYTE_LEAD_PAIRS,
+    _HAN_LEAD_PAIRS,
+    _THREE_BYTE_LEAD_PAIRS,
+    _THREE_BYTE_SCRIPT_LEAD_PAIRS,
+) = range(len(NEIGHBOUR_NAMES))
 
 
 def text_features(text: str) -> tuple[int, ...]:
@@ -676,53 +636,42 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
     if not ascii_only:
         # One byte per character from here on: continuation bytes carry no class.
         data = full.translate(None, _CONTINUATION)
-    flags = int.from_bytes(data.translate(_FLAG_TABLE), "little")
+    n = neighbour_counts(data, line_start)
     words = data.translate(_WORD_SPLIT).split()
     other_words = list(filterfalse(tables.common_words.__contains__, words))
     other_letters, capped_letters, long_words, short_words = _letters(other_words)
     long_run_letters = _long_run_letters(long_words)
     rare_letters, consonant_triples = _rare_letters_and_triples(short_words)
-    # Every flag one byte on: ``x & previous`` marks class bytes preceded by the class.
-    previous = flags << 8
-    digits = flags & _EVERY_DIGIT
-    punctuation = flags & _EVERY_PUNCTUATION
-    spaces = flags & _EVERY_SPACE
-    uppercase = flags & _EVERY_UPPER
-    newlines = flags & _EVERY_NEWLINE
-    double_spaces = spaces & previous
-    punctuation_pairs = punctuation & previous
-    # Each shift is a pass over the text: none where its partner class is absent.
-    case_switches = (
-        ((flags & _EVERY_LOWER) << _LOWER_TO_UPPER & uppercase).bit_count() if uppercase else 0
-    )
-    # The per-word work of mixed-case words only where the masks show there are some.
-    if case_switches or (uppercase and _upper_pair_before_lower(flags, uppercase, previous)):
+    case_switches = n[_LOWER_BEFORE_UPPER]
+    # The per-word work of mixed-case words only where the neighbours show there are
+    # some: a word is of mixed case (neither lower, upper nor title case) exactly when
+    # it holds "aB" (a case switch) or "ABc", and letters next to each other are always
+    # of one word.
+    if case_switches or n[_UPPER_PAIRS_BEFORE_LOWER]:
         uncommon_parts = _uncommon_camel_parts(other_words, tables.common_camel_parts)
         mixed_long_letters = _mixed_case_long_word_letters(long_words)
     else:
         uncommon_parts = mixed_long_letters = 0
-    # "----" is one token, "+-+" three: tell a repeated character from a new one.
-    changes, same = _punctuation_changes(data, punctuation_pairs) if punctuation_pairs else (0, 0)
-    # Each count once (``bit_count`` is a loop over the integer's digits); classes only
-    # counted are counted on one translation, in one byte value each, without the
-    # characters of no such class (most of them), so each count is short.
+    # Classes only counted are counted on one translation, in one byte value each,
+    # without the characters of no such class (most of them), so each count is short.
     kinds = data.translate(_KIND_TABLE, _NO_KIND)
-    joiners = _word_joiners(data, flags)
+    joiners = n[_WORD_JOINERS]
     digit_count = kinds.count(_KIND_DIGIT)
     quotes = kinds.count(_KIND_QUOTE)
     endings = _CONTRACTION.findall(data) if b"'" in data else []
     controls = kinds.count(_KIND_CONTROL)
     punctuation_count = kinds.count(_KIND_PUNCTUATION) + quotes + controls
-    pair_count = punctuation_pairs.bit_count()
+    pair_count = n[_PUNCTUATION_PAIRS]
+    changes = n[_PUNCTUATION_CHANGES]
     newline_count = kinds.count(_KIND_NEWLINE)
     tab_count = kinds.count(_KIND_TAB)
     carriage_returns = kinds.count(_KIND_CARRIAGE_RETURN)
     crlf = data.count(b"\r\n") if carriage_returns else 0
-    double_space_count = double_spaces.bit_count()
-    # The first translation's 8 bits are taken: the later features share a second one.
-    more_flags = int.from_bytes(data.translate(_MORE_FLAG_TABLE), "little")
-    short_repeats = _short_merging_repeats(same, more_flags) if same else 0
-    unquoted, quote_repeats = _quote_features(data, more_flags, punctuation_pairs, changes, quotes)
+    double_space_count = n[_SPACE_PAIRS]
+    quote_repeats = n[_QUOTE_PAIRS]
+    # A pair with a quote in it is a change unless both are the same quote (``""``,
+    # ``''``: the quote repeats, but not in ``"'`` and ``'"``).
+    unquoted = changes - (n[_PAIRS_WITH_QUOTE] - (quote_repeats - n[_MIXED_QUOTE_PAIRS]))
     contractions = len(endings)
     if contractions:
         common_in, other_in, letters_in, capped_in, rare_in = map(
@@ -730,6 +679,8 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
         )
     else:
         common_in = other_in = letters_in = capped_in = rare_in = 0
+    # A space before a CR LF is a space before a line end.
+    spaces_before_line_end = n[_SPACE_BEFORE_NEWLINE] + (data.count(b" \r\n") if crlf else 0)
     ascii_part = (
         len(words) - len(other_words) - common_in,
         len(other_words) - other_in,
@@ -740,43 +691,33 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
         consonant_triples,
         case_switches,
         digit_count,
-        digit_count - (digits & previous).bit_count(),
-        (spaces << _SPACE_TO_DIGIT & digits).bit_count() if digits else 0,
+        digit_count - n[_DIGIT_PAIRS],
+        n[_SPACE_BEFORE_DIGIT],
         punctuation_count - contractions,
         punctuation_count - pair_count - joiners - contractions,
         joiners,
         contractions,
         pair_count - changes,
         changes,
-        (spaces << _SPACE_TO_PUNCTUATION & punctuation).bit_count(),
+        n[_SPACE_BEFORE_PUNCTUATION],
         quotes - contractions,
-        (punctuation << _PUNCTUATION_TO_NEWLINE & newlines).bit_count() if newlines else 0,
+        n[_PUNCTUATION_BEFORE_NEWLINE],
         newline_count,
-        newline_count - (newlines & previous).bit_count(),
+        newline_count - n[_NEWLINE_PAIRS],
         tab_count,
         len(_TAB_RUNS.findall(data)) if tab_count else 0,
         controls,
-        double_space_count - (double_spaces & (double_spaces << 8)).bit_count(),
+        double_space_count - n[_SPACE_TRIPLES],
         double_space_count,
-        # A shift and a bit count cost less than ``bytes.count`` of two bytes.
-        ((spaces << _SPACE_TO_NEWLINE & newlines).bit_count() if newlines else 0)
-        + (data.count(b" \r\n") if crlf else 0),
+        spaces_before_line_end,
         # A CR that ends the text is neither yet: what comes next decides.
         carriage_returns - crlf - data.endswith(b"\r"),
         crlf,
         long_run_letters,
     )
-    # The newline flag on every byte that starts a line (an AND, not a shift).
-    line_starts_mask = previous & _EVERY_NEWLINE | (_NEWLINE if line_start else 0)
-    line_starts = (
-        (more_flags & line_starts_mask).bit_count() if line_starts_mask else 0,
-        (line_starts_mask >> 5 & punctuation).bit_count(),  # newline flag, bit 6, onto bit 1
-    )
     escapes = len(_ESCAPE.findall(data)) if b"\\" in data else 0
     # A line feed after a carriage return is priced as a CR LF line end, not a change.
-    changes_of_whitespace = (
-        _whitespace_changes(data, more_flags, newlines, ascii_part[_BEFORE_LINE_END]) - crlf
-    )
+    changes_of_whitespace = n[_WHITESPACE_CHANGES] - crlf
     if ascii_only:
         return (
             *ascii_part,
@@ -787,12 +728,12 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
             unquoted,
             mixed_long_letters,
             quote_repeats,
-            line_starts[0],
-            _bracket_repeats(more_flags),
+            n[_TEXT_LINE_STARTS],
+            n[_BRACKET_PAIRS],
             0,
             escapes,
-            line_starts[1],
-            short_repeats,
+            n[_PUNCTUATION_LINE_STARTS],
+            n[_SHORT_MERGING_TRIPLES],
             *_NO_SCRIPTS,
         )
     non_ascii = full.translate(None, _ASCII).decode("utf-8", "surrogatepass")
@@ -820,28 +761,26 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
     devanagari = _in_blocks(blocks, _DEVANAGARI_BLOCKS)
     scripts = tuple(_in_blocks(blocks, ids) for ids in _SCRIPT_BLOCKS)
     beyond_russian = _matched(_BEYOND_RUSSIAN, non_ascii) if greek_cyrillic else 0
-    leads = int.from_bytes(data.translate(_LEAD_FLAG_TABLE), "little")
-    two_byte_pairs = _pairs(leads & _EVERY_TWO_BYTE_LEAD)
-    script_pairs = _pairs(leads & _EVERY_THREE_BYTE_SCRIPT_LEAD) if other_three_byte else 0
+    two_byte_pairs = n[_TWO_BYTE_LEAD_PAIRS]
+    script_pairs = n[_THREE_BYTE_SCRIPT_LEAD_PAIRS]
     # The costly characters alone (a superset of every finer class below), so the
     # classes after this pass look at them only.
     costly = "".join(tables.costs_two_or_three.findall(non_ascii))
     costs = len(costly)
     costs_two = _matched(tables.costs_two, costly) if costs else 0
     extra_tokens = _extra_tokens(tables.own_costs, costly) if costs else _NO_EXTRA_TOKENS
-    non_ascii_flags = flags & _EVERY_NON_ASCII  # one mask for its three neighbours
-    letters_after = _letter_after_non_ascii(non_ascii_flags, flags)
+    letters_after = n[_LETTER_AFTER_NON_ASCII]
     # Only letters after a character of U+0080-U+1FFF can join: none in most CJK text.
     joinable = latin_extended or greek_cyrillic or other_two_byte or script_letters
     learned_joins = _learned_joins(text, tables.letter_joins) if letters_after and joinable else 0
     return (
         *ascii_part,
-        (spaces << _SPACE_TO_NON_ASCII & non_ascii_flags).bit_count(),
+        n[_SPACE_BEFORE_NON_ASCII],
         frequent,
         max(0, han - frequent - rare),
         rare,
         _matched(tables.han_beyond_everyday, non_ascii) if han else 0,
-        han - _pairs(leads & _EVERY_HAN_LEAD),
+        han - n[_HAN_LEAD_PAIRS],
         kana - cjk_punctuation,
         classes.count(b"g"),
         cjk_punctuation + classes.count(b"f"),
@@ -852,12 +791,12 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
         other_two_byte,
         latin_extended + greek_cyrillic + other_two_byte - two_byte_pairs,
         other_three_byte - far_repeats - script_letters,
-        other_three_byte - _pairs(leads & _EVERY_THREE_BYTE_LEAD),
+        other_three_byte - n[_THREE_BYTE_LEAD_PAIRS],
         astral,
         astral - full.count(b"\xf0\x9f") if astral else 0,
         costs_two,
         costs - costs_two,
-        _punctuation_before_non_ascii(non_ascii_flags, punctuation),
+        n[_PUNCTUATION_BEFORE_NON_ASCII],
         _matched(tables.emoji_plane_costs_three, non_ascii) if astral else 0,
         letters_after - learned_joins,
         len(_UNICODE_SPACES.findall(non_ascii)),
@@ -867,12 +806,12 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
         unquoted,
         mixed_long_letters,
         quote_repeats,
-        line_starts[0],
-        _bracket_repeats(more_flags),
+        n[_TEXT_LINE_STARTS],
+        n[_BRACKET_PAIRS],
         far_repeats,
         escapes,
-        line_starts[1],
-        short_repeats,
+        n[_PUNCTUATION_LINE_STARTS],
+        n[_SHORT_MERGING_TRIPLES],
         _unlearned_pairs(text, tables.mergeable_pairs, two_byte_pairs + script_pairs),
         script_letters - thai - devanagari - sum(scripts),
         thai,
@@ -906,30 +845,9 @@ def _blocks(non_ascii: str) -> bytes:
     return (pages * 2 + halves).to_bytes(len(units) // 2, "little")
 
 
-def _punctuation_before_non_ascii(non_ascii: int, punctuation: int) -> int:
-    """Punctuation bytes whose next byte is non-ASCII: the non-ASCII flag (bit 7) moved
-    one byte back and onto the punctuation flag (bit 1)."""
-    return (non_ascii >> (8 + 6) & punctuation).bit_count()
-
-
-def _letter_after_non_ascii(non_ascii: int, flags: int) -> int:
-    """ASCII letters whose previous byte is non-ASCII: the non-ASCII flag (bit 7) moved
-    one byte on and onto the lower-case (bit 4) and upper-case (bit 5) flags."""
-    return ((non_ascii << 5 | non_ascii << 6) & flags & _EVERY_LETTER).bit_count()
-
-
 def _learned_joins(text: str, learned: frozenset[str]) -> int:
     """ASCII letters after a character of U+0080-U+1FFF that make a ``learned`` pair."""
     return sum(map(learned.__contains__, _LETTER_JOINS.findall(text)))
-
-
-def _upper_pair_before_lower(flags: int, uppercase: int, previous: int) -> bool:
-    """Whether two capitals are followed by a lower-case letter ("ABc"). A word is of
-    mixed case (neither lower, upper nor title case) exactly when it holds "aB" (a case
-    switch) or "ABc", and letters next to each other are always of one word."""
-    # Capitals after a capital, the upper-case flag (bit 5) moved onto the next byte's
-    # lower-case flag (bit 4).
-    return bool((uppercase & previous) << _UPPER_TO_LOWER & flags)
 
 
 def _uncommon_camel_parts(other_words: list[bytes], common_parts: frozenset[bytes]) -> int:
@@ -948,26 +866,6 @@ def _uncommon_camel_parts(other_words: list[bytes], common_parts: frozenset[byte
     return len(parts) - sum(map(common_parts.__contains__, parts))
 
 
-def _whitespace_changes(
-    data: bytes, more_flags: int, newlines: int, spaces_before_line_end: int
-) -> int:
-    """ASCII white-space bytes preceded by a different white-space byte other than a
-    newline (so that no feature spans a newline): like ``_punctuation_changes``, with
-    3-bit ids (1-6): adding 7 to an id, or to the XOR of two, carries into bit 3 exactly
-    when it is not 0, never into the next byte. Without tabs, CR, VT and FF the only
-    change is a space before a newline, already counted."""
-    if b"\t" not in data and b"\r" not in data and b"\x0b" not in data and b"\x0c" not in data:
-        return spaces_before_line_end
-    ids = more_flags & _EVERY_SEVEN
-    # Sevens as long as the text, cut from the cached mask rather than built: past its
-    # end ``white`` is 0, and the carries stay inside their byte.
-    sevens = _EVERY_SEVEN >> 8 * (_PIECE - len(data))
-    white = (ids + sevens) >> 3 & sevens
-    different = (ids ^ (ids << 8)) + sevens >> 3
-    before = white & ~(newlines >> 6)  # the newline flag is bit 6
-    return (different & white & (before << 8)).bit_count()
-
-
 _BEFORE_LINE_END: Final = FEATURE_NAMES.index("spaces_before_line_end")
 # An apostrophe between a letter and one of these endings, then no letter: "Let's",
 # "don't", "I'll", which o200k spends one token on and cl100k two ("Let", "'s").
@@ -980,35 +878,6 @@ _ESCAPE: Final = re.compile(rb'\\[nrt"\\/]')
 # and E1), the pairs ``unlearned_pairs`` looks up.
 _PAIR_RUNS: Final = re.compile("[\x80-\u07ff][\x80-\u07ff]+|[\u0800-\u1fff][\u0800-\u1fff]+")
 
-# Flag bits of the second translation: a 3-bit id (1-6) of each white-space byte (the
-# carries of ``_whitespace_changes`` go into bit 3 of the masked ids, not of these
-# flags); punctuation that merges short (``short_merging_repeats``); quotes, single
-# quotes; text (not white space) on the newline flag's bit, so that ``newlines << 8``
-# selects the bytes after a newline; brackets.
-_WHITESPACE_ID, _SHORT_MERGING, _QUOTE, _SINGLE_QUOTE, _TEXT, _BRACKET = (
-    0x07,
-    0x08,
-    0x10,
-    0x20,
-    _NEWLINE,
-    0x80,
-)
-
-
-def _more_flags(b: int) -> int:
-    flags = b" \t\n\r\x0b\x0c".find(b) + 1 or _TEXT
-    for flag, members in (
-        (_QUOTE, b"\"'"),
-        (_SINGLE_QUOTE, b"'"),
-        (_BRACKET, b"[]{}`&"),
-        (_SHORT_MERGING, b"!$()+,:;<>?@\\^|"),
-    ):
-        if b in members:
-            flags |= flag
-    return flags
-
-
-_MORE_FLAG_TABLE: Final = bytes(_more_flags(b) for b in range(256))
 # With the zero-width no-break space (U+FEFF, a byte order mark): no vocabulary merges it.
 _UNICODE_SPACES: Final = re.compile(
     "[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
@@ -1052,72 +921,6 @@ def _repeats(runs: re.Pattern[str], text: str) -> int:
 def _matched(pattern: re.Pattern[str], text: str) -> int:
     """Characters of ``text`` that ``pattern`` (a class of runs) matches."""
     return len(text) - len(pattern.sub("", text))
-
-
-def _punctuation_changes(data: bytes, punctuation_pairs: int) -> tuple[int, int]:
-    """Punctuation bytes preceded by a *different* punctuation byte (a count), and those
-    preceded by the same one (a mask on the punctuation flag).
-
-    Punctuation (and control) characters are ASCII, so where both neighbours are, the
-    bytes XORed with the bytes shifted one byte on are below 0x80, and 0 exactly where
-    the two are equal; kept to 7 bits everywhere, adding 0x7F sets bit 7 exactly for
-    the different ones, with no carry into the next byte.
-    """
-    codes = int.from_bytes(data, "little")
-    # The mask cut to the data's length: adding all ``_PIECE`` bytes of it would cost
-    # as much as a whole piece, however short the text.
-    different = ((codes ^ (codes << 8)) & _EVERY_7F) + (_EVERY_7F >> 8 * (_PIECE - len(data)))
-    # Bit 7 of ``different`` lands on the punctuation flag (bit 1).
-    changed = different >> 6 & punctuation_pairs
-    return changed.bit_count(), punctuation_pairs ^ changed
-
-
-def _short_merging_repeats(same: int, more_flags: int) -> int:
-    """Of the punctuation bytes that repeat the one before (``same``), those of the
-    short-merging class (its flag, bit 3 of ``more_flags``, onto the punctuation flag,
-    bit 1) whose previous byte repeats too: the third of a run and after."""
-    short = same & more_flags >> 2
-    return (short & short << 8).bit_count()
-
-
-def _quote_features(
-    data: bytes, more_flags: int, punctuation_pairs: int, changes: int, quote_count: int
-) -> tuple[int, int]:
-    """``unquoted_punctuation_changes`` and ``quote_repeats``: of the ``changes``, those
-    with no quote on either side, and the quotes right after a quote. A pair with a
-    quote in it is a change unless both are the same quote (``""``, ``''``: the quote
-    repeats, but not in ``"'`` and ``'"``, where the single-quote flag changes)."""
-    if not quote_count:
-        return changes, 0
-    quotes = more_flags & _EVERY_QUOTE
-    after_quote = quotes << 8  # one shift for both uses (a shift costs a pass)
-    quote_pairs = quotes & after_quote
-    repeats = quote_pairs.bit_count()
-    # The quote flag (bit 4) moved onto the punctuation flag (bit 1).
-    with_quote = (punctuation_pairs & (quotes | after_quote) >> 3).bit_count()
-    mixed = 0
-    if b"'" in data and b'"' in data:  # a byte search in C, far cheaper than the masks
-        singles = more_flags & _EVERY_SINGLE_QUOTE
-        # The single-quote flag (bit 5) where it changes, moved onto the quote flag.
-        mixed = ((singles ^ singles << 8) >> 1 & quote_pairs).bit_count()
-    return changes - (with_quote - (repeats - mixed)), repeats
-
-
-def _word_joiners(data: bytes, flags: int) -> int:
-    """Dots and underscores between two ASCII letters: the joiner flag (bit 3) where
-    the lower- or upper-case flag (bits 4, 5) of the byte before, moved one byte on and
-    onto bit 3, and that of the byte after, moved one byte back, are set."""
-    if b"." not in data and b"_" not in data:  # byte searches, far cheaper than the masks
-        return 0
-    letter_before = flags << _LOWER_TO_JOINER | flags << _UPPER_TO_JOINER
-    letter_after = flags >> _LOWER_BACK_TO_JOINER | flags >> _UPPER_BACK_TO_JOINER
-    return (flags & _EVERY_JOINER & letter_before & letter_after).bit_count()
-
-
-def _bracket_repeats(more_flags: int) -> int:
-    """Brackets, braces, backquotes and ampersands right after one."""
-    brackets = more_flags & _EVERY_BRACKET
-    return (brackets & brackets << 8).bit_count()
 
 
 def _letters(words: list[bytes]) -> tuple[int, int, list[bytes], list[bytes]]:
@@ -1188,24 +991,3 @@ _CONSONANT_FLAGS: Final = bytes(int(b in _CONSONANTS) for b in range(256))
 _NOTHING_BEYOND_ASCII: Final = (0,) * (
     FEATURE_NAMES.index("whitespace_changes") - FEATURE_NAMES.index("long_run_letters") - 1
 )
-
-
-# Each flag in every byte of a piece (see ``_repeated``).
-_EVERY_7F: Final = _repeated(0x7F)
-_EVERY_JOINER: Final = _repeated(_JOINER)
-_EVERY_BRACKET: Final = _repeated(_BRACKET)
-_EVERY_DIGIT: Final = _repeated(_DIGIT)
-_EVERY_HAN_LEAD: Final = _repeated(_HAN_LEAD)
-_EVERY_LETTER: Final = _repeated(_LOWER | _UPPER)
-_EVERY_LOWER: Final = _repeated(_LOWER)
-_EVERY_NEWLINE: Final = _repeated(_NEWLINE)
-_EVERY_NON_ASCII: Final = _repeated(_NON_ASCII)
-_EVERY_PUNCTUATION: Final = _repeated(_PUNCTUATION)
-_EVERY_QUOTE: Final = _repeated(_QUOTE)
-_EVERY_SEVEN: Final = _repeated(_WHITESPACE_ID)
-_EVERY_SINGLE_QUOTE: Final = _repeated(_SINGLE_QUOTE)
-_EVERY_SPACE: Final = _repeated(_SPACE)
-_EVERY_THREE_BYTE_LEAD: Final = _repeated(_OTHER_THREE_BYTE_LEAD)
-_EVERY_THREE_BYTE_SCRIPT_LEAD: Final = _repeated(_THREE_BYTE_SCRIPT_LEAD)
-_EVERY_TWO_BYTE_LEAD: Final = _repeated(_TWO_BYTE_LEAD)
-_EVERY_UPPER: Final = _repeated(_UPPER)

@@ -1,0 +1,19 @@
+"""The one thing pyproject.toml cannot declare in a stable form: the optional C extension.
+
+``ctxbudget.tokens._neighbours`` computes the neighbour counts of the token features
+(``src/ctxbudget/tokens/neighbours.py``) in one pass. It is optional: where no C
+compiler is present the build goes on without it, and the counts are computed by the
+pure-Python definition in that module instead, the same counts about ten times slower.
+"""
+
+from setuptools import Extension, setup
+
+setup(
+    ext_modules=[
+        Extension(
+            "ctxbudget.tokens._neighbours",
+            sources=["src/ctxbudget/tokens/_neighbours.c"],
+            optional=True,
+        )
+    ]
+)

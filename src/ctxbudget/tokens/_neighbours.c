@@ -1,0 +1,355 @@
+/* The neighbour counts of ctxbudget.tokens.neighbours in one pass over the bytes.
+ *
+ * What each count means is defined by `reference_counts` in neighbours.py (pure
+ * Python over big integers) and `NEIGHBOUR_NAMES`, in the same order as `N_*` below;
+ * tests/tokens/test_neighbours.py holds this code to that one on arbitrary text. The
+ * classes of the bytes are not spelled here: they come in as the three 256-byte
+ * tables neighbours.py builds (FLAG_TABLE, MORE_FLAG_TABLE, LEAD_FLAG_TABLE), whose
+ * bit layout the defines below name.
+ *
+ * How it is fast: a `Neighbours` object turns the three tables, once, into two
+ * tables of 32-bit masks, one bit per kind of pair ("a space, then a digit"): the
+ * roles a byte can play as the first of a pair (`first`) and as the second
+ * (`second`). A pair of bytes is then one AND of two lookups, 0 for most pairs of
+ * text (two letters); only the rare pairs that match are looked at further, for the
+ * counts that also ask whether the two bytes are equal or what came before them.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+
+/* FLAG_TABLE bits. */
+#define F_DIGIT 0x01
+#define F_PUNCTUATION 0x02
+#define F_SPACE 0x04
+#define F_JOINER 0x08
+#define F_LOWER 0x10
+#define F_UPPER 0x20
+#define F_NEWLINE 0x40
+#define F_NON_ASCII 0x80
+#define F_LETTER (F_LOWER | F_UPPER)
+
+/* MORE_FLAG_TABLE bits. */
+#define M_WHITESPACE_ID 0x07
+#define M_SHORT_MERGING 0x08
+#define M_QUOTE 0x10
+#define M_SINGLE_QUOTE 0x20
+#define M_TEXT 0x40
+#define M_BRACKET 0x80
+
+/* LEAD_FLAG_TABLE bits. */
+#define L_TWO_BYTE 0x01
+#define L_HAN 0x02
+#define L_THREE_BYTE 0x04
+#define L_THREE_BYTE_SCRIPT 0x08
+
+enum {
+    N_LOWER_BEFORE_UPPER,
+    N_UPPER_PAIRS_BEFORE_LOWER,
+    N_PUNCTUATION_PAIRS,
+    N_PUNCTUATION_CHANGES,
+    N_SHORT_MERGING_TRIPLES,
+    N_WORD_JOINERS,
+    N_DIGIT_PAIRS,
+    N_SPACE_BEFORE_DIGIT,
+    N_SPACE_BEFORE_PUNCTUATION,
+    N_PUNCTUATION_BEFORE_NEWLINE,
+    N_NEWLINE_PAIRS,
+    N_SPACE_PAIRS,
+    N_SPACE_TRIPLES,
+    N_SPACE_BEFORE_NEWLINE,
+    N_TEXT_LINE_STARTS,
+    N_PUNCTUATION_LINE_STARTS,
+    N_WHITESPACE_CHANGES,
+    N_BRACKET_PAIRS,
+    N_QUOTE_PAIRS,
+    N_PUNCTUATION_PAIRS_WITH_QUOTE,
+    N_MIXED_QUOTE_PAIRS,
+    N_SPACE_BEFORE_NON_ASCII,
+    N_LETTER_AFTER_NON_ASCII,
+    N_PUNCTUATION_BEFORE_NON_ASCII,
+    N_TWO_BYTE_LEAD_PAIRS,
+    N_HAN_LEAD_PAIRS,
+    N_THREE_BYTE_LEAD_PAIRS,
+    N_THREE_BYTE_SCRIPT_LEAD_PAIRS,
+    N_COUNTS
+};
+
+
+/* The kinds of pair, one bit each of the `first` and `second` masks. */
+enum {
+    P_LOWER_UPPER,
+    P_UPPER_LOWER,
+    P_PUNCTUATION,
+    P_SHORT_MERGING,
+    P_JOINER_LETTER,
+    P_DIGIT,
+    P_SPACE_DIGIT,
+    P_SPACE_PUNCTUATION,
+    P_PUNCTUATION_NEWLINE,
+    P_NEWLINE,
+    P_SPACE,
+    P_SPACE_NEWLINE,
+    P_NEWLINE_TEXT,
+    P_NEWLINE_PUNCTUATION,
+    P_WHITESPACE,
+    P_BRACKET,
+    P_QUOTE,
+    P_SPACE_NON_ASCII,
+    P_NON_ASCII_LETTER,
+    P_PUNCTUATION_NON_ASCII,
+    P_TWO_BYTE_LEAD,
+    P_HAN_LEAD,
+    P_THREE_BYTE_LEAD,
+    P_THREE_BYTE_SCRIPT_LEAD,
+    P_KINDS
+};
+
+/* The count each kind of pair is, where a pair of its kind is all it takes. */
+static const int count_of_pair[P_KINDS] = {
+    [P_LOWER_UPPER] = N_LOWER_BEFORE_UPPER,
+    [P_UPPER_LOWER] = -1,
+    [P_PUNCTUATION] = N_PUNCTUATION_PAIRS,
+    [P_SHORT_MERGING] = -1,
+    [P_JOINER_LETTER] = -1,
+    [P_DIGIT] = N_DIGIT_PAIRS,
+    [P_SPACE_DIGIT] = N_SPACE_BEFORE_DIGIT,
+    [P_SPACE_PUNCTUATION] = N_SPACE_BEFORE_PUNCTUATION,
+    [P_PUNCTUATION_NEWLINE] = N_PUNCTUATION_BEFORE_NEWLINE,
+    [P_NEWLINE] = N_NEWLINE_PAIRS,
+    [P_SPACE] = N_SPACE_PAIRS,
+    [P_SPACE_NEWLINE] = N_SPACE_BEFORE_NEWLINE,
+    [P_NEWLINE_TEXT] = N_TEXT_LINE_STARTS,
+    [P_NEWLINE_PUNCTUATION] = N_PUNCTUATION_LINE_STARTS,
+    [P_WHITESPACE] = -1,
+    [P_BRACKET] = N_BRACKET_PAIRS,
+    [P_QUOTE] = N_QUOTE_PAIRS,
+    [P_SPACE_NON_ASCII] = N_SPACE_BEFORE_NON_ASCII,
+    [P_NON_ASCII_LETTER] = N_LETTER_AFTER_NON_ASCII,
+    [P_PUNCTUATION_NON_ASCII] = N_PUNCTUATION_BEFORE_NON_ASCII,
+    [P_TWO_BYTE_LEAD] = N_TWO_BYTE_LEAD_PAIRS,
+    [P_HAN_LEAD] = N_HAN_LEAD_PAIRS,
+    [P_THREE_BYTE_LEAD] = N_THREE_BYTE_LEAD_PAIRS,
+    [P_THREE_BYTE_SCRIPT_LEAD] = N_THREE_BYTE_SCRIPT_LEAD_PAIRS,
+};
+
+typedef struct {
+    PyObject_HEAD
+    unsigned char flags[256], more[256];
+    uint32_t first[256], second[256];
+} Neighbours;
+
+#define BIT(kind) ((uint32_t)1 << (kind))
+
+/* Which kinds of pair a byte of these flags is the first / the second byte of. */
+static void
+roles(unsigned f, unsigned m, unsigned l, uint32_t *first, uint32_t *second)
+{
+    uint32_t a = 0, b = 0;
+    if (f & F_LOWER) { a |= BIT(P_LOWER_UPPER); b |= BIT(P_UPPER_LOWER); }
+    if (f & F_UPPER) { a |= BIT(P_UPPER_LOWER); b |= BIT(P_LOWER_UPPER); }
+    if (f & F_PUNCTUATION) {
+        a |= BIT(P_PUNCTUATION) | BIT(P_PUNCTUATION_NEWLINE) | BIT(P_PUNCTUATION_NON_ASCII);
+        b |= BIT(P_PUNCTUATION) | BIT(P_SPACE_PUNCTUATION) | BIT(P_NEWLINE_PUNCTUATION);
+    }
+    if (m & M_SHORT_MERGING) { a |= BIT(P_SHORT_MERGING); b |= BIT(P_SHORT_MERGING); }
+    if (f & F_JOINER) { a |= BIT(P_JOINER_LETTER); }
+    if (f & F_LETTER) { b |= BIT(P_JOINER_LETTER) | BIT(P_NON_ASCII_LETTER); }
+    if (f & F_DIGIT) { a |= BIT(P_DIGIT); b |= BIT(P_DIGIT) | BIT(P_SPACE_DIGIT); }
+    if (f & F_SPACE) {
+        a |= BIT(P_SPACE_DIGIT) | BIT(P_SPACE_PUNCTUATION) | BIT(P_SPACE) |
+             BIT(P_SPACE_NEWLINE) | BIT(P_SPACE_NON_ASCII);
+        b |= BIT(P_SPACE);
+    }
+    if (f & F_NEWLINE) {
+        a |= BIT(P_NEWLINE) | BIT(P_NEWLINE_TEXT) | BIT(P_NEWLINE_PUNCTUATION);
+        b |= BIT(P_NEWLINE) | BIT(P_PUNCTUATION_NEWLINE) | BIT(P_SPACE_NEWLINE);
+    }
+    if (m & M_TEXT) { b |= BIT(P_NEWLINE_TEXT); }
+    if (m & M_WHITESPACE_ID) {
+        if (!(f & F_NEWLINE)) { a |= BIT(P_WHITESPACE); }
+        b |= BIT(P_WHITESPACE);
+    }
+    if (m & M_BRACKET) { a |= BIT(P_BRACKET); b |= BIT(P_BRACKET); }
+    if (m & M_QUOTE) { a |= BIT(P_QUOTE); b |= BIT(P_QUOTE); }
+    if (f & F_NON_ASCII) {
+        a |= BIT(P_NON_ASCII_LETTER);
+        b |= BIT(P_SPACE_NON_ASCII) | BIT(P_PUNCTUATION_NON_ASCII);
+    }
+    if (l & L_TWO_BYTE) { a |= BIT(P_TWO_BYTE_LEAD); b |= BIT(P_TWO_BYTE_LEAD); }
+    if (l & L_HAN) { a |= BIT(P_HAN_LEAD); b |= BIT(P_HAN_LEAD); }
+    if (l & L_THREE_BYTE) { a |= BIT(P_THREE_BYTE_LEAD); b |= BIT(P_THREE_BYTE_LEAD); }
+    if (l & L_THREE_BYTE_SCRIPT) {
+        a |= BIT(P_THREE_BYTE_SCRIPT_LEAD);
+        b |= BIT(P_THREE_BYTE_SCRIPT_LEAD);
+    }
+    *first = a;
+    *second = b;
+}
+
+static int
+table_of(PyObject *object, const char *name, const unsigned char **table)
+{
+    if (!PyBytes_Check(object) || PyBytes_GET_SIZE(object) != 256) {
+        PyErr_Format(PyExc_TypeError, "%s must be a bytes object of 256 bytes", name);
+        return -1;
+    }
+    *table = (const unsigned char *)PyBytes_AS_STRING(object);
+    return 0;
+}
+
+static PyObject *
+neighbours_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    PyObject *flag_object, *more_object, *lead_object;
+    static char *names[] = {"flag_table", "more_flag_table", "lead_flag_table", NULL};
+    const unsigned char *flags, *more, *leads;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO:Neighbours", names, &flag_object,
+                                     &more_object, &lead_object) ||
+        table_of(flag_object, "flag_table", &flags) < 0 ||
+        table_of(more_object, "more_flag_table", &more) < 0 ||
+        table_of(lead_object, "lead_flag_table", &leads) < 0) {
+        return NULL;
+    }
+    Neighbours *self = (Neighbours *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    for (int b = 0; b < 256; b++) {
+        self->flags[b] = flags[b];
+        self->more[b] = more[b];
+        roles(flags[b], more[b], leads[b], &self->first[b], &self->second[b]);
+    }
+    return (PyObject *)self;
+}
+
+/* What a matching pair of `b` after `pb` (itself after `ppb`, or -1 where `pb` is the
+ * first byte) adds beyond its kinds' own counts. */
+static void
+look_closer(const Neighbours *self, Py_ssize_t *n, uint32_t kinds, int b, int pb, int ppb)
+{
+    unsigned ppf = ppb < 0 ? 0 : self->flags[ppb];
+    if (kinds & BIT(P_UPPER_LOWER)) {
+        n[N_UPPER_PAIRS_BEFORE_LOWER] += (ppf & F_UPPER) != 0;
+    }
+    if (kinds & BIT(P_PUNCTUATION)) {
+        n[N_PUNCTUATION_CHANGES] += b != pb;
+        n[N_PUNCTUATION_PAIRS_WITH_QUOTE] += ((self->more[b] | self->more[pb]) & M_QUOTE) != 0;
+    }
+    if (kinds & BIT(P_SHORT_MERGING)) {
+        n[N_SHORT_MERGING_TRIPLES] += b == pb && pb == ppb;
+    }
+    if (kinds & BIT(P_JOINER_LETTER)) {
+        n[N_WORD_JOINERS] += (ppf & F_LETTER) != 0;
+    }
+    if (kinds & BIT(P_SPACE)) {
+        n[N_SPACE_TRIPLES] += (ppf & F_SPACE) != 0;
+    }
+    if (kinds & BIT(P_WHITESPACE)) {
+        n[N_WHITESPACE_CHANGES] += b != pb;
+    }
+    if (kinds & BIT(P_QUOTE)) {
+        n[N_MIXED_QUOTE_PAIRS] += ((self->more[b] ^ self->more[pb]) & M_SINGLE_QUOTE) != 0;
+    }
+    while (kinds) {
+        int count = count_of_pair[__builtin_ctz(kinds)];
+        if (count >= 0) {
+            n[count]++;
+        }
+        kinds &= kinds - 1;
+    }
+}
+
+static PyObject *
+neighbours_counts(Neighbours *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyBytes_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "counts(data: bytes, line_start: bool)");
+        return NULL;
+    }
+    int line_start = PyObject_IsTrue(args[1]);
+    if (line_start < 0) {
+        return NULL;
+    }
+    const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    Py_ssize_t size = PyBytes_GET_SIZE(args[0]);
+    Py_ssize_t n[N_COUNTS] = {0};
+    if (size > 0 && line_start) {
+        /* The first byte after the line feed before the text. */
+        unsigned f = self->flags[data[0]], m = self->more[data[0]];
+        n[N_TEXT_LINE_STARTS] += (m & M_TEXT) != 0;
+        n[N_PUNCTUATION_LINE_STARTS] += (f & F_PUNCTUATION) != 0;
+    }
+    for (Py_ssize_t i = 1; i < size; i++) {
+        uint32_t kinds = self->first[data[i - 1]] & self->second[data[i]];
+        if (kinds) {
+            look_closer(self, n, kinds, data[i], data[i - 1], i >= 2 ? data[i - 2] : -1);
+        }
+    }
+    PyObject *result = PyTuple_New(N_COUNTS);
+    if (result == NULL) {
+        return NULL;
+    }
+    for (int k = 0; k < N_COUNTS; k++) {
+        PyObject *value = PyLong_FromSsize_t(n[k]);
+        if (value == NULL) {
+            Py_DECREF(result);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(result, k, value);
+    }
+    return result;
+}
+
+static PyMethodDef neighbours_methods[] = {
+    {"counts", (PyCFunction)(void (*)(void))neighbours_counts, METH_FASTCALL,
+     "counts(data, line_start) -> tuple\n\n"
+     "The counts of ctxbudget.tokens.neighbours.NEIGHBOUR_NAMES of data."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot neighbours_slots[] = {
+    {Py_tp_new, neighbours_new},
+    {Py_tp_methods, neighbours_methods},
+    {Py_tp_doc, "Neighbours(flag_table, more_flag_table, lead_flag_table)\n\n"
+                "The neighbour counts of texts whose bytes have the classes of the tables."},
+    {0, NULL},
+};
+
+static PyType_Spec neighbours_spec = {
+    .name = "ctxbudget.tokens._neighbours.Neighbours",
+    .basicsize = sizeof(Neighbours),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = neighbours_slots,
+};
+
+static int
+module_exec(PyObject *module)
+{
+    PyObject *type = PyType_FromModuleAndSpec(module, &neighbours_spec, NULL);
+    if (type == NULL) {
+        return -1;
+    }
+    int failed = PyModule_AddObjectRef(module, "Neighbours", type);
+    Py_DECREF(type);
+    return failed;
+}
+
+static struct PyModuleDef_Slot module_slots[] = {
+    {Py_mod_exec, module_exec},
+    {0, NULL},
+};
+
+static struct PyModuleDef module_definition = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "ctxbudget.tokens._neighbours",
+    .m_doc = "The neighbour counts of ctxbudget.tokens.neighbours, in one pass.",
+    .m_size = 0,
+    .m_slots = module_slots,
+};
+
+PyMODINIT_FUNC
+PyInit__neighbours(void)
+{
+    return PyModuleDef_Init(&module_definition);
+}

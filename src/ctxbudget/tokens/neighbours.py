@@ -1,0 +1,391 @@
+"""Counts of neighbouring characters: the part of the text features that looks at a
+character together with the one or two before it ("a space before a digit", "three
+equal punctuation marks in a row", "a line that starts with text").
+
+Its input is the text as one byte per character (UTF-8 without its continuation
+bytes: ASCII bytes stay themselves, a non-ASCII character is its lead byte, which
+still names its block). The counts, in ``NEIGHBOUR_NAMES`` order, are defined by
+``reference_counts`` below, pure Python over big integers: ``bytes.translate`` maps
+every byte to a set of flag bits and ``int.from_bytes`` turns that into one integer,
+so that "a byte of class A after a byte of class B" is a shift, an AND and a bit count,
+each a pass over the text in C.
+
+``neighbour_counts`` is the function the features call. Where the package was built
+with its C extension (``ctxbudget.tokens._neighbours``, compiled from
+``_neighbours.c`` when a C compiler is present at install), it is the extension's,
+which reads each byte once and keeps its class and its predecessors' in registers:
+about twice as fast as the thirty-odd passes of the reference on agent text. Else it is
+``reference_counts``. The test suite holds the two to the same tuple on arbitrary text
+(``tests/tokens/test_neighbours.py``); the C code reads its classes from the tables
+built here (``FLAG_TABLE``, ``MORE_FLAG_TABLE``, ``LEAD_FLAG_TABLE``), so a class is
+defined once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+__all__ = [
+    "ASCII_PUNCTUATION",
+    "CONTROLS",
+    "NEIGHBOUR_NAMES",
+    "PIECE",
+    "Counts",
+    "compiled_counts",
+    "neighbour_counts",
+    "reference_counts",
+]
+
+PIECE: Final = 1 << 14
+"""Longest piece, in characters, processed at once; longer texts are cut after a newline
+(which no count spans), so that the repeated-flag masks below stay small."""
+
+NEIGHBOUR_NAMES: Final = (
+    "lower_before_upper",
+    "upper_pairs_before_lower",
+    "punctuation_pairs",
+    "punctuation_changes",
+    "short_merging_triples",
+    "word_joiners",
+    "digit_pairs",
+    "space_before_digit",
+    "space_before_punctuation",
+    "punctuation_before_newline",
+    "newline_pairs",
+    "space_pairs",
+    "space_triples",
+    "space_before_newline",
+    "text_line_starts",
+    "punctuation_line_starts",
+    "whitespace_changes",
+    "bracket_pairs",
+    "quote_pairs",
+    "punctuation_pairs_with_quote",
+    "mixed_quote_pairs",
+    "space_before_non_ascii",
+    "letter_after_non_ascii",
+    "punctuation_before_non_ascii",
+    "two_byte_lead_pairs",
+    "han_lead_pairs",
+    "three_byte_lead_pairs",
+    "three_byte_script_lead_pairs",
+)
+"""What each count is, in order (each pair is "a byte of the second class right after
+one of the first"):
+
+``lower_before_upper``: an ASCII lower-case letter then a capital; ``upper_pairs_before_lower``:
+two capitals then a lower-case letter; ``punctuation_pairs``: ASCII punctuation or
+control characters after one (``_`` and ``.`` are punctuation); ``punctuation_changes``:
+those pairs of two different bytes; ``short_merging_triples``: a byte of
+``! $ ( ) + , : ; < > ? @ \\ ^ |`` that repeats the two before it; ``word_joiners``: a dot
+or an underscore between two ASCII letters; ``digit_pairs``, ``space_before_digit``,
+``space_before_punctuation``, ``punctuation_before_newline``, ``newline_pairs``,
+``space_pairs`` (the space is U+0020 only), ``space_triples``, ``space_before_newline``;
+``text_line_starts``: bytes at the start of a line (after a line feed, and the first
+byte when ``line_start``) that are not ASCII white space, ``punctuation_line_starts`` those
+that are punctuation; ``whitespace_changes``: an ASCII white-space byte after a different
+one that is not a line feed; ``bracket_pairs``: ``[ ] { } ` &`` after one of them;
+``quote_pairs``: ``"`` or ``'`` after one; ``punctuation_pairs_with_quote``: punctuation pairs
+with a quote on either side; ``mixed_quote_pairs``: quote pairs of one ``"`` and one ``'``;
+``space_before_non_ascii``, ``letter_after_non_ascii``, ``punctuation_before_non_ascii``;
+and pairs of lead bytes of one class: two-byte characters (U+0080-U+07FF), Han (U+4000-
+U+9FFF), other three-byte characters (U+0800-U+2FFF, U+E000-U+EFFF) and, among those,
+the scripts of U+0800-U+1FFF."""
+
+ASCII_PUNCTUATION: Final = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
+# Control characters are punctuation to every pre-tokenizer (not letters, digits or
+# white space).
+CONTROLS: Final = bytes((*range(0x09), *range(0x0B, 0x0D), *range(0x0E, 0x20), 0x7F))
+
+
+def _span(first: int, last: int) -> bytes:
+    return bytes(range(first, last + 1))
+
+
+# Flag bits of the first translation (one byte per character).
+_DIGIT, _PUNCTUATION, _SPACE, _JOINER, _LOWER, _UPPER, _NEWLINE, _NON_ASCII = (
+    1 << bit for bit in range(8)
+)
+
+
+def _flags(b: int) -> int:
+    flags = 0
+    for flag, members in (
+        (_DIGIT, _span(0x30, 0x39)),
+        (_PUNCTUATION, ASCII_PUNCTUATION + CONTROLS),
+        (_SPACE, b" "),
+        (_JOINER, b"._"),  # a dot or an underscore, punctuation too
+        (_LOWER, _span(0x61, 0x7A)),
+        (_UPPER, _span(0x41, 0x5A)),
+        (_NEWLINE, b"\n"),
+        (_NON_ASCII, _span(0xC0, 0xFF)),
+    ):
+        if b in members:
+            flags |= flag
+    return flags
+
+
+FLAG_TABLE: Final = bytes(_flags(b) for b in range(256))
+
+# Flag bits of the second translation: a 3-bit id (1-6) of each white-space byte (the
+# carries of ``_whitespace_changes`` go into bit 3 of the masked ids, not of these
+# flags); punctuation that merges short (``short_merging_triples``); quotes, single
+# quotes; text (not white space) on the newline flag's bit, so that ``newlines << 8``
+# selects the bytes after a newline; brackets.
+_WHITESPACE_ID, _SHORT_MERGING, _QUOTE, _SINGLE_QUOTE, _TEXT, _BRACKET = (
+    0x07,
+    0x08,
+    0x10,
+    0x20,
+    _NEWLINE,
+    0x80,
+)
+
+
+def _more_flags(b: int) -> int:
+    flags = b" \t\n\r\x0b\x0c".find(b) + 1 or _TEXT
+    for flag, members in (
+        (_QUOTE, b"\"'"),
+        (_SINGLE_QUOTE, b"'"),
+        (_BRACKET, b"[]{}`&"),
+        (_SHORT_MERGING, b"!$()+,:;<>?@\\^|"),
+    ):
+        if b in members:
+            flags |= flag
+    return flags
+
+
+MORE_FLAG_TABLE: Final = bytes(_more_flags(b) for b in range(256))
+
+# Flag bits of the lead bytes of scripts whose runs matter. Scripts of three-byte
+# characters (U+0800-U+1FFF: Indic, Thai, Tibetan, Georgian, Khmer, Vietnamese
+# letters...) also carry the other three-byte flag; symbols and punctuation
+# (U+2000-U+2FFF, U+E000-U+EFFF) only that one.
+_TWO_BYTE_LEAD, _HAN_LEAD, _OTHER_THREE_BYTE_LEAD, _THREE_BYTE_SCRIPT_LEAD = 1, 2, 4, 8
+LEAD_FLAG_TABLE: Final = bytes(
+    _TWO_BYTE_LEAD
+    if 0xC2 <= b <= 0xDF
+    else _HAN_LEAD
+    if 0xE4 <= b <= 0xE9
+    else _OTHER_THREE_BYTE_LEAD | _THREE_BYTE_SCRIPT_LEAD
+    if b in (0xE0, 0xE1)
+    else _OTHER_THREE_BYTE_LEAD
+    if b in (0xE2, 0xEE)
+    else 0
+    for b in range(256)
+)
+
+
+def _repeated(flag: int) -> int:
+    """``flag`` in every byte of a ``PIECE``-byte integer (the ``_EVERY_*`` masks, built
+    once at import: a lookup per use would cost more than some of the counts)."""
+    return int.from_bytes(bytes((flag,)) * PIECE, "little")
+
+
+_EVERY_7F: Final = _repeated(0x7F)
+_EVERY_JOINER: Final = _repeated(_JOINER)
+_EVERY_BRACKET: Final = _repeated(_BRACKET)
+_EVERY_DIGIT: Final = _repeated(_DIGIT)
+_EVERY_HAN_LEAD: Final = _repeated(_HAN_LEAD)
+_EVERY_LETTER: Final = _repeated(_LOWER | _UPPER)
+_EVERY_LOWER: Final = _repeated(_LOWER)
+_EVERY_NEWLINE: Final = _repeated(_NEWLINE)
+_EVERY_NON_ASCII: Final = _repeated(_NON_ASCII)
+_EVERY_PUNCTUATION: Final = _repeated(_PUNCTUATION)
+_EVERY_QUOTE: Final = _repeated(_QUOTE)
+_EVERY_SEVEN: Final = _repeated(_WHITESPACE_ID)
+_EVERY_SINGLE_QUOTE: Final = _repeated(_SINGLE_QUOTE)
+_EVERY_SPACE: Final = _repeated(_SPACE)
+_EVERY_THREE_BYTE_LEAD: Final = _repeated(_OTHER_THREE_BYTE_LEAD)
+_EVERY_THREE_BYTE_SCRIPT_LEAD: Final = _repeated(_THREE_BYTE_SCRIPT_LEAD)
+_EVERY_TWO_BYTE_LEAD: Final = _repeated(_TWO_BYTE_LEAD)
+_EVERY_UPPER: Final = _repeated(_UPPER)
+
+
+def _next_byte(flag: int, as_flag: int) -> int:
+    """How far to shift a mask of ``flag`` bits left to move it one byte on and onto
+    ``as_flag``'s bit, to be ANDed with a mask of ``as_flag``: "a ``flag`` byte followed
+    by an ``as_flag`` byte". Constants, so that no call is paid per text."""
+    return 8 + as_flag.bit_length() - flag.bit_length()
+
+
+_LOWER_TO_UPPER: Final = _next_byte(_LOWER, _UPPER)
+_SPACE_TO_DIGIT: Final = _next_byte(_SPACE, _DIGIT)
+_SPACE_TO_PUNCTUATION: Final = _next_byte(_SPACE, _PUNCTUATION)
+_PUNCTUATION_TO_NEWLINE: Final = _next_byte(_PUNCTUATION, _NEWLINE)
+_SPACE_TO_NEWLINE: Final = _next_byte(_SPACE, _NEWLINE)
+_SPACE_TO_NON_ASCII: Final = _next_byte(_SPACE, _NON_ASCII)
+_UPPER_TO_LOWER: Final = _next_byte(_UPPER, _LOWER)
+_LOWER_TO_JOINER: Final = _next_byte(_LOWER, _JOINER)
+_UPPER_TO_JOINER: Final = _next_byte(_UPPER, _JOINER)
+# One byte back: a right shift by 8 plus the distance of the flag above the joiner's.
+_LOWER_BACK_TO_JOINER: Final = 8 + _LOWER.bit_length() - _JOINER.bit_length()
+_UPPER_BACK_TO_JOINER: Final = 8 + _UPPER.bit_length() - _JOINER.bit_length()
+_NO_NON_ASCII: Final = (0,) * (
+    len(NEIGHBOUR_NAMES) - NEIGHBOUR_NAMES.index("space_before_non_ascii")
+)
+
+
+def _pairs(mask: int) -> int:
+    """Set flags whose previous byte is set too: runs are the set flags minus these."""
+    return (mask & (mask << 8)).bit_count()
+
+
+def reference_counts(data: bytes, line_start: bool) -> tuple[int, ...]:
+    """The counts of ``NEIGHBOUR_NAMES`` of ``data`` (one byte per character, at most
+    ``PIECE`` of them); ``line_start``: whether its first byte starts a line."""
+    flags = int.from_bytes(data.translate(FLAG_TABLE), "little")
+    # Every flag one byte on: ``x & previous`` marks class bytes preceded by the class.
+    previous = flags << 8
+    digits = flags & _EVERY_DIGIT
+    punctuation = flags & _EVERY_PUNCTUATION
+    spaces = flags & _EVERY_SPACE
+    uppercase = flags & _EVERY_UPPER
+    newlines = flags & _EVERY_NEWLINE
+    double_spaces = spaces & previous
+    punctuation_pairs = punctuation & previous
+    # Each shift is a pass over the text: none where its partner class is absent.
+    changes, same = _punctuation_changes(data, punctuation_pairs) if punctuation_pairs else (0, 0)
+    more_flags = int.from_bytes(data.translate(MORE_FLAG_TABLE), "little")
+    # The newline flag on every byte that starts a line (an AND, not a shift).
+    line_starts = previous & _EVERY_NEWLINE | (_NEWLINE if line_start else 0)
+    space_before_newline = (spaces << _SPACE_TO_NEWLINE & newlines).bit_count() if newlines else 0
+    ascii_counts = (
+        ((flags & _EVERY_LOWER) << _LOWER_TO_UPPER & uppercase).bit_count() if uppercase else 0,
+        ((uppercase & previous) << _UPPER_TO_LOWER & flags).bit_count() if uppercase else 0,
+        punctuation_pairs.bit_count(),
+        changes,
+        _short_merging_triples(same, more_flags) if same else 0,
+        _word_joiners(data, flags),
+        (digits & previous).bit_count(),
+        (spaces << _SPACE_TO_DIGIT & digits).bit_count() if digits else 0,
+        (spaces << _SPACE_TO_PUNCTUATION & punctuation).bit_count(),
+        (punctuation << _PUNCTUATION_TO_NEWLINE & newlines).bit_count() if newlines else 0,
+        (newlines & previous).bit_count(),
+        double_spaces.bit_count(),
+        (double_spaces & (double_spaces << 8)).bit_count(),
+        space_before_newline,
+        (more_flags & line_starts).bit_count() if line_starts else 0,
+        (line_starts >> 5 & punctuation).bit_count(),  # newline flag, bit 6, onto bit 1
+        _whitespace_changes(data, more_flags, newlines, space_before_newline),
+        _bracket_pairs(more_flags),
+        *_quote_pairs(data, more_flags, punctuation_pairs),
+    )
+    if data.isascii():
+        return (*ascii_counts, *_NO_NON_ASCII)
+    non_ascii = flags & _EVERY_NON_ASCII  # one mask for its three neighbours
+    leads = int.from_bytes(data.translate(LEAD_FLAG_TABLE), "little")
+    return (
+        *ascii_counts,
+        (spaces << _SPACE_TO_NON_ASCII & non_ascii).bit_count(),
+        # The non-ASCII flag (bit 7) one byte on and onto the letter flags (bits 4, 5).
+        ((non_ascii << 5 | non_ascii << 6) & flags & _EVERY_LETTER).bit_count(),
+        # The non-ASCII flag one byte back and onto the punctuation flag (bit 1).
+        (non_ascii >> (8 + 6) & punctuation).bit_count(),
+        _pairs(leads & _EVERY_TWO_BYTE_LEAD),
+        _pairs(leads & _EVERY_HAN_LEAD),
+        _pairs(leads & _EVERY_THREE_BYTE_LEAD),
+        _pairs(leads & _EVERY_THREE_BYTE_SCRIPT_LEAD),
+    )
+
+
+def _punctuation_changes(data: bytes, punctuation_pairs: int) -> tuple[int, int]:
+    """Punctuation bytes preceded by a *different* punctuation byte (a count), and those
+    preceded by the same one (a mask on the punctuation flag).
+
+    Punctuation (and control) characters are ASCII, so where both neighbours are, the
+    bytes XORed with the bytes shifted one byte on are below 0x80, and 0 exactly where
+    the two are equal; kept to 7 bits everywhere, adding 0x7F sets bit 7 exactly for
+    the different ones, with no carry into the next byte.
+    """
+    codes = int.from_bytes(data, "little")
+    # The mask cut to the data's length: adding all ``PIECE`` bytes of it would cost
+    # as much as a whole piece, however short the text.
+    different = ((codes ^ (codes << 8)) & _EVERY_7F) + (_EVERY_7F >> 8 * (PIECE - len(data)))
+    # Bit 7 of ``different`` lands on the punctuation flag (bit 1).
+    changed = different >> 6 & punctuation_pairs
+    return changed.bit_count(), punctuation_pairs ^ changed
+
+
+def _short_merging_triples(same: int, more_flags: int) -> int:
+    """Of the punctuation bytes that repeat the one before (``same``), those of the
+    short-merging class (its flag, bit 3 of ``more_flags``, onto the punctuation flag,
+    bit 1) whose previous byte repeats too: the third of a run and after."""
+    short = same & more_flags >> 2
+    return (short & short << 8).bit_count()
+
+
+def _word_joiners(data: bytes, flags: int) -> int:
+    """Dots and underscores between two ASCII letters: the joiner flag (bit 3) where
+    the lower- or upper-case flag (bits 4, 5) of the byte before, moved one byte on and
+    onto bit 3, and that of the byte after, moved one byte back, are set."""
+    if b"." not in data and b"_" not in data:  # byte searches, far cheaper than the masks
+        return 0
+    letter_before = flags << _LOWER_TO_JOINER | flags << _UPPER_TO_JOINER
+    letter_after = flags >> _LOWER_BACK_TO_JOINER | flags >> _UPPER_BACK_TO_JOINER
+    return (flags & _EVERY_JOINER & letter_before & letter_after).bit_count()
+
+
+def _whitespace_changes(
+    data: bytes, more_flags: int, newlines: int, space_before_newline: int
+) -> int:
+    """ASCII white-space bytes preceded by a different white-space byte other than a
+    newline: like ``_punctuation_changes``, with 3-bit ids (1-6): adding 7 to an id, or
+    to the XOR of two, carries into bit 3 exactly when it is not 0, never into the next
+    byte. Without tabs, CR, VT and FF the only change is a space before a newline."""
+    if b"\t" not in data and b"\r" not in data and b"\x0b" not in data and b"\x0c" not in data:
+        return space_before_newline
+    ids = more_flags & _EVERY_SEVEN
+    # Sevens as long as the text, cut from the cached mask rather than built: past its
+    # end ``white`` is 0, and the carries stay inside their byte.
+    sevens = _EVERY_SEVEN >> 8 * (PIECE - len(data))
+    white = (ids + sevens) >> 3 & sevens
+    different = (ids ^ (ids << 8)) + sevens >> 3
+    before = white & ~(newlines >> 6)  # the newline flag is bit 6
+    return (different & white & (before << 8)).bit_count()
+
+
+def _bracket_pairs(more_flags: int) -> int:
+    """Brackets, braces, backquotes and ampersands right after one."""
+    brackets = more_flags & _EVERY_BRACKET
+    return (brackets & brackets << 8).bit_count()
+
+
+def _quote_pairs(data: bytes, more_flags: int, punctuation_pairs: int) -> tuple[int, int, int]:
+    """``quote_pairs``, ``punctuation_pairs_with_quote`` and ``mixed_quote_pairs``."""
+    if b"'" not in data and b'"' not in data:  # byte searches, far cheaper than the masks
+        return 0, 0, 0
+    quotes = more_flags & _EVERY_QUOTE
+    after_quote = quotes << 8  # one shift for both uses (a shift costs a pass)
+    quote_pairs = quotes & after_quote
+    # The quote flag (bit 4) moved onto the punctuation flag (bit 1).
+    with_quote = (punctuation_pairs & (quotes | after_quote) >> 3).bit_count()
+    mixed = 0
+    if b"'" in data and b'"' in data:
+        singles = more_flags & _EVERY_SINGLE_QUOTE
+        # The single-quote flag (bit 5) where it changes, moved onto the quote flag.
+        mixed = ((singles ^ singles << 8) >> 1 & quote_pairs).bit_count()
+    return quote_pairs.bit_count(), with_quote, mixed
+
+
+Counts = Callable[[bytes, bool], tuple[int, ...]]
+"""A function of ``data`` and ``line_start`` to the counts of ``NEIGHBOUR_NAMES``."""
+
+
+def _compiled() -> Counts | None:
+    """The C extension's counts, for this module's tables; None where the package was
+    installed without it."""
+    try:
+        from ctxbudget.tokens import _neighbours
+    except ImportError:
+        return None
+    return _neighbours.Neighbours(FLAG_TABLE, MORE_FLAG_TABLE, LEAD_FLAG_TABLE).counts
+
+
+compiled_counts: Final = _compiled()
+"""The C extension's counts (the same as ``reference_counts``), or None where the
+package was installed without it (no C compiler at install)."""
+
+neighbour_counts: Final = compiled_counts or reference_counts
+"""``reference_counts``, computed by the C extension where it is built."""

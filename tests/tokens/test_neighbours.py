@@ -1,0 +1,134 @@
+"""The neighbour counts: the C extension computes exactly the pure-Python definition.
+
+``ctxbudget.tokens.neighbours.reference_counts`` defines the counts; the extension built
+from ``_neighbours.c`` is what the features call where it is installed, and must agree
+with it on every input, or a profile's count would depend on how the package was built.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctxbudget.tokens import neighbours
+from ctxbudget.tokens.features import text_features
+from ctxbudget.tokens.neighbours import NEIGHBOUR_NAMES, PIECE, reference_counts
+
+# Bytes as the features pass them: ASCII, and the lead bytes of UTF-8 (C2-F4); every
+# class of FLAG_TABLE, MORE_FLAG_TABLE and LEAD_FLAG_TABLE, in runs and alone.
+_CLASS_BYTES = bytes(range(0x80)) + bytes(range(0xC0, 0x100))
+_RUNS = st.builds(
+    lambda unit, times: unit * times,
+    st.binary(min_size=1, max_size=3).map(lambda b: bytes(_CLASS_BYTES[x % 192] for x in b)),
+    st.integers(1, 8),
+)
+_DATA = st.lists(
+    st.one_of(
+        st.sampled_from(_CLASS_BYTES).map(lambda b: bytes((b,))),
+        st.sampled_from([b" ", b"\n", b"\r\n", b"\t", b"'", b'"', b"_", b".", b"a", b"A"]),
+        _RUNS,
+    ),
+    max_size=60,
+).map(b"".join)
+
+
+def _one_byte_per_character(text: str) -> bytes:
+    full = text.encode("utf-8", "surrogatepass")
+    return full.translate(None, bytes(range(0x80, 0xC0)))
+
+
+def _the_compiled_counts() -> neighbours.Counts:
+    if neighbours.compiled_counts is None:
+        pytest.fail(
+            "the C extension ctxbudget.tokens._neighbours is not built: install with a C "
+            "compiler present (make test does), or the features run at a fraction of "
+            "their speed"
+        )
+    return neighbours.compiled_counts
+
+
+def test_the_features_use_the_compiled_counts_where_built() -> None:
+    """In the test environment the extension is built, and it is what the features use."""
+    assert neighbours.neighbour_counts is _the_compiled_counts()
+
+
+@settings(max_examples=600)
+@given(_DATA, st.booleans())
+def test_compiled_counts_equal_the_definition_on_any_bytes(data: bytes, line_start: bool) -> None:
+    """Every count, on bytes of every class in runs and alone, as the Python definition."""
+    compiled = _the_compiled_counts()
+    assert compiled(data, line_start) == reference_counts(data, line_start)
+
+
+@settings(max_examples=300)
+@given(st.text(max_size=200), st.booleans())
+def test_compiled_counts_equal_the_definition_on_any_text(text: str, line_start: bool) -> None:
+    """Arbitrary Unicode, as the features hand it over (one byte per character)."""
+    data = _one_byte_per_character(text)
+    assert _the_compiled_counts()(data, line_start) == reference_counts(data, line_start)
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "expected"),
+    [
+        (b"aBc", "lower_before_upper", 1),
+        (b"ABc", "upper_pairs_before_lower", 1),
+        (b"Bc", "upper_pairs_before_lower", 0),
+        (b"-+-", "punctuation_changes", 2),
+        (b"----", "punctuation_changes", 0),
+        (b"!!!!", "short_merging_triples", 2),
+        (b"----", "short_merging_triples", 0),
+        (b"file.py a._b _x", "word_joiners", 1),
+        (b"a   b", "space_triples", 1),
+        (b"x\ny\n \n\n", "text_line_starts", 2),
+        (b" \t\t\n\r", "whitespace_changes", 2),
+        (b'"\'""', "mixed_quote_pairs", 2),
+        (b"\xd0\xd0\xe4\xe4\xe0\xe1", "three_byte_script_lead_pairs", 1),
+    ],
+)
+def test_each_count_means_what_its_name_says(data: bytes, name: str, expected: int) -> None:
+    """A worked example per count, on both implementations."""
+    index = NEIGHBOUR_NAMES.index(name)
+    assert reference_counts(data, True)[index] == expected
+    assert _the_compiled_counts()(data, True)[index] == expected
+
+
+def test_the_first_byte_starts_a_line_only_when_told() -> None:
+    """A piece cut inside a line does not start one."""
+    index = NEIGHBOUR_NAMES.index("text_line_starts")
+    for counts in (reference_counts, _the_compiled_counts()):
+        assert counts(b"ab\ncd", True)[index] == 2
+        assert counts(b"ab\ncd", False)[index] == 1
+
+
+def test_a_whole_piece_of_every_class_agrees() -> None:
+    """The longest piece the features pass, cycling through every byte class."""
+    data = (_CLASS_BYTES * (PIECE // len(_CLASS_BYTES) + 1))[:PIECE]
+    assert _the_compiled_counts()(data, True) == reference_counts(data, True)
+
+
+def test_the_features_are_the_same_with_either_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Texts of code, prose, scripts and control characters get the same features from
+    the pure-Python counts as from the extension (the fallback of an install without a
+    C compiler)."""
+    from ctxbudget.tokens import features
+
+    texts = [
+        "def f(x):\r\n    return x[\"a\"] + 'b'  # ok?\n\n\tpass\n",
+        "Привет, мир! 你好，世界。 こんにちは 안녕 ภาษาไทย हिन्दी \u200b\x00\x7f",
+        "camelCaseWord HTTPServer file_name.py  ----  !!!!\n" * 50,
+    ]
+    compiled = [text_features(t) for t in texts]
+    monkeypatch.setattr(features, "neighbour_counts", reference_counts)
+    assert [text_features(t) for t in texts] == compiled
+
+
+def test_the_extension_refuses_tables_of_the_wrong_size() -> None:
+    """A bad table is a clear TypeError, not a read past its end."""
+    compiled = _the_compiled_counts()
+    extension = type(compiled.__self__)  # type: ignore[attr-defined]
+    with pytest.raises(TypeError, match="256 bytes"):
+        extension(b"short", neighbours.MORE_FLAG_TABLE, neighbours.LEAD_FLAG_TABLE)
+    with pytest.raises(TypeError, match="data: bytes"):
+        compiled("text", True)  # type: ignore[arg-type]
