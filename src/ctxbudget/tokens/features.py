@@ -5,15 +5,12 @@ by one. The text is encoded to UTF-8 once and its continuation bytes dropped, le
 one byte per character whose value still names the script (UTF-8 lead bytes follow
 the Unicode blocks). Then:
 
-* ``bytes.translate`` maps every byte to a set of flag bits (digit, punctuation, space,
-  ...), and ``int.from_bytes`` turns that into one big integer; a class is that integer
-  masked with its flag repeated in every byte, so runs and neighbours are shifts:
-  ``x & (x << 8)`` marks a class byte whose predecessor is in the class, and runs are
-  ``x.bit_count() - (x & (x << 8)).bit_count()``; the features its 8 bits have no room
-  for (quotes, brackets, white space, line starts) share one more such translation, as
-  each translation and ``int.from_bytes`` is a pass over the text;
+* what a character and the one or two before it make (a space before a digit, three
+  equal marks in a row, a line that starts with punctuation) is ``neighbours``: one
+  pass in C where the package's extension is built, else big-integer masks, where a
+  class is the text's flags masked and its neighbours are shifts;
 * classes that are only counted (digits, quotes, rare letters...) get one byte value
-  each in a second translation that also drops every character of no such class, so
+  each in a translation that also drops every character of no such class, so
   each ``bytes.count`` runs over a short string; a third translation, of the non-ASCII
   characters alone, gives their scripts;
 * ASCII words come from ``split()`` and are looked up in a set, in C (``filterfalse``).
@@ -55,6 +52,7 @@ from ctxbudget.tokens.neighbours import (
     CONTROLS,
     NEIGHBOUR_NAMES,
     PIECE,
+    byte_span,
     neighbour_counts,
 )
 
@@ -315,13 +313,9 @@ _RARE_LETTERS: Final = b"jkqvwxyzJKQVWXYZ"
 _CONSONANTS: Final = b"bcdfghjklmnpqrstvwxzBCDFGHJKLMNPQRSTVWXZ"
 
 
-def _span(first: int, last: int) -> bytes:
-    return bytes(range(first, last + 1))
-
-
-_LETTERS: Final = _span(0x41, 0x5A) + _span(0x61, 0x7A)
-_ASCII: Final = _span(0x00, 0x7F)
-_CONTINUATION: Final = _span(0x80, 0xBF)
+_LETTERS: Final = byte_span(0x41, 0x5A) + byte_span(0x61, 0x7A)
+_ASCII: Final = byte_span(0x00, 0x7F)
+_CONTINUATION: Final = byte_span(0x80, 0xBF)
 # Every byte that is not an ASCII letter becomes a space, so ``split()`` yields the words.
 _WORD_SPLIT: Final = bytes(b if b in _LETTERS else 0x20 for b in range(256))
 
@@ -349,11 +343,11 @@ _KIND_UPPER, _KIND_NEWLINE, _KIND_TAB, _KIND_CARRIAGE_RETURN = b"U", b"n", b"t",
 
 def _kind(b: int) -> bytes:
     for kind, members in (
-        (_KIND_DIGIT, _span(0x30, 0x39)),
+        (_KIND_DIGIT, byte_span(0x30, 0x39)),
         (_KIND_QUOTE, b"\"'"),
         (_KIND_PUNCTUATION, ASCII_PUNCTUATION),
         (_KIND_CONTROL, CONTROLS),
-        (_KIND_UPPER, _span(0x41, 0x5A)),
+        (_KIND_UPPER, byte_span(0x41, 0x5A)),
         (_KIND_NEWLINE, b"\n"),
         (_KIND_TAB, b"\t"),
         (_KIND_CARRIAGE_RETURN, b"\r"),

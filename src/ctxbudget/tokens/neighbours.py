@@ -32,6 +32,7 @@ __all__ = [
     "NEIGHBOUR_NAMES",
     "PIECE",
     "Counts",
+    "byte_span",
     "compiled_counts",
     "neighbour_counts",
     "reference_counts",
@@ -99,7 +100,8 @@ ASCII_PUNCTUATION: Final = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 CONTROLS: Final = bytes((*range(0x09), *range(0x0B, 0x0D), *range(0x0E, 0x20), 0x7F))
 
 
-def _span(first: int, last: int) -> bytes:
+def byte_span(first: int, last: int) -> bytes:
+    """The bytes ``first`` to ``last``, both included."""
     return bytes(range(first, last + 1))
 
 
@@ -112,14 +114,14 @@ _DIGIT, _PUNCTUATION, _SPACE, _JOINER, _LOWER, _UPPER, _NEWLINE, _NON_ASCII = (
 def _flags(b: int) -> int:
     flags = 0
     for flag, members in (
-        (_DIGIT, _span(0x30, 0x39)),
+        (_DIGIT, byte_span(0x30, 0x39)),
         (_PUNCTUATION, ASCII_PUNCTUATION + CONTROLS),
         (_SPACE, b" "),
         (_JOINER, b"._"),  # a dot or an underscore, punctuation too
-        (_LOWER, _span(0x61, 0x7A)),
-        (_UPPER, _span(0x41, 0x5A)),
+        (_LOWER, byte_span(0x61, 0x7A)),
+        (_UPPER, byte_span(0x41, 0x5A)),
         (_NEWLINE, b"\n"),
-        (_NON_ASCII, _span(0xC0, 0xFF)),
+        (_NON_ASCII, byte_span(0xC0, 0xFF)),
     ):
         if b in members:
             flags |= flag
