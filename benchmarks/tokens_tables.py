@@ -179,7 +179,7 @@ def repeat_far(counters: list[Any]) -> list[list[int]]:
     )
 
 
-def mergeable_pairs() -> tuple[str, str]:
+def mergeable_pairs(pieces: dict[str, list[str]]) -> tuple[str, str]:
     """Every pair of adjacent two-byte characters, or three-byte ones of U+0800-U+1FFF
     (the scripts of ``other_three_byte``), found inside some token of some vocabulary,
     concatenated; and every character of U+0080-U+1FFF followed by an ASCII letter inside
@@ -189,10 +189,21 @@ def mergeable_pairs() -> tuple[str, str]:
     (2-46 %)."""
     pairs: set[str] = set()
     joins: set[str] = set()
-    for pieces in vocabulary_pieces().values():
-        for piece in pieces:
+    for found in pieces.values():
+        for piece in found:
             _add_pairs(pairs, joins, piece)
     return "".join(sorted(pairs)), "".join(sorted(joins))
+
+
+def ascii_pair_tokens(pieces: dict[str, list[str]]) -> dict[str, str]:
+    """Per vocabulary, its tokens of two ASCII characters, sorted and concatenated: an
+    adjacent pair of ASCII characters that is none of them is a token boundary in that
+    vocabulary unless a longer token is built over it, which real text seldom has
+    (``unmerged_pairs`` in ``ctxbudget.tokens.neighbours``)."""
+    return {
+        name: "".join(sorted({p for p in found if len(p) == 2 and p.isascii()}))
+        for name, found in pieces.items()
+    }
 
 
 def vocabulary_pieces() -> dict[str, list[str]]:
@@ -258,7 +269,8 @@ def main() -> None:
     # Each character counted once per vocabulary, for the tables of all four and of each.
     costs = [alone_costs(counter) for counter in all_four]
     costs_two, costs_three = costly_characters(costs)
-    pairs, joins = mergeable_pairs()
+    pieces = vocabulary_pieces()
+    pairs, joins = mergeable_pairs(pieces)
     tables = {
         "about": "derived by benchmarks/tokens_tables.py from the cl100k, o200k, "
         "deepseek-v4 and qwen3 vocabularies",
@@ -273,6 +285,7 @@ def main() -> None:
         "repeat_far": repeat_far(all_four),
         "mergeable_pairs": pairs,
         "letter_joins": joins,
+        "ascii_pair_tokens": ascii_pair_tokens(pieces),
         "own_costs": {
             name: own_costs(vocabulary_costs)
             for name, vocabulary_costs in zip(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 import random
 import re
 from collections.abc import Callable
@@ -27,7 +28,7 @@ from ctxbudget.tokens import (
     save_profile,
     text_features,
 )
-from ctxbudget.tokens.features import _PIECE, _tables
+from ctxbudget.tokens.features import _PIECE, FLOOR_VOCABULARIES, _tables, pair_floors
 
 PROPERTIES = settings(max_examples=150, deadline=None)
 # Text from every script and class the features tell apart, control characters and
@@ -457,6 +458,14 @@ def test_missing_features_weigh_zero() -> None:
         ({"format": "ctxbudget.profile/1", "weights": {"digits": True}}, "not a number"),
         ({"format": "ctxbudget.profile/1", "weights": {"digits": -1}}, ">= 0"),
         ({"format": "ctxbudget.profile/1", "weights": {"digits": math.inf}}, "finite"),
+        (
+            {"format": "ctxbudget.profile/1", "pair_floor": "cl100k", "weights": {}},
+            "list of vocabulary names",
+        ),
+        (
+            {"format": "ctxbudget.profile/1", "pair_floor": ["gpt2"], "weights": {}},
+            r"unknown vocabularies \['gpt2'\]; known: cl100k, o200k, deepseek_v4, qwen3",
+        ),
     ],
 )
 def test_bad_profile_documents(document: dict[str, object], message: str) -> None:
@@ -495,6 +504,41 @@ def test_counter_is_the_rounded_up_weighted_sum() -> None:
     assert counter.count("the cat.") == 3  # 2 + 0.5 -> 3
     assert counter.count("   ") == 1  # non-empty text costs at least one token
     assert counter.estimate("the cat.") == 2.5
+
+
+def test_a_profile_with_a_pair_floor_never_counts_below_it(tmp_path: Path) -> None:
+    """A profile that names vocabularies in ``pair_floor`` counts at least their
+    ``pair_floors``; the floor survives a JSON round trip; without it, only the weights."""
+    weights = [0.0] * len(FEATURE_NAMES)
+    weights[FEATURE_NAMES.index("punctuation")] = 0.01
+    bare = Profile(name="toy", weights=tuple(weights))
+    floored = Profile(name="toy", weights=tuple(weights), pair_floor=("cl100k", "o200k"))
+    text = "'&" * 40
+    floors = dict(zip(FLOOR_VOCABULARIES, pair_floors(text), strict=True))
+    assert CalibratedCounter(bare).count(text) == 1
+    assert CalibratedCounter(floored).count(text) == max(floors["cl100k"], floors["o200k"]) > 1
+    save_profile(floored, tmp_path / "p.json")
+    assert load_profile(tmp_path / "p.json").pair_floor == ("cl100k", "o200k")
+    assert "pair_floor" not in bare.to_json()
+
+
+@pytest.mark.parametrize("name", ["cl100k", "o200k", "deepseek-v4", "qwen3", "generic"])
+def test_the_guards_are_floored_by_their_vocabularies(name: str) -> None:
+    """Each tokenizer's profile names its own vocabulary, the guard all four; the
+    predicting profiles (central, claude) none."""
+    own = {"cl100k": ("cl100k",), "o200k": ("o200k",), "deepseek-v4": ("deepseek_v4",)}
+    expected = own.get(name, ("qwen3",) if name == "qwen3" else FLOOR_VOCABULARIES)
+    assert builtin_profile(name).pair_floor == expected
+    assert builtin_profile("central").pair_floor == builtin_profile("claude").pair_floor == ()
+
+
+def test_pair_floors_are_one_plus_the_boundaries_and_zero_for_nothing() -> None:
+    """An empty text has no floor; one character is one token; a floor only grows as
+    text is appended."""
+    assert pair_floors("") == (0,) * len(FLOOR_VOCABULARIES)
+    assert pair_floors("x") == (1,) * len(FLOOR_VOCABULARIES)
+    grown = [pair_floors("'&" * n) for n in range(1, 20)]
+    assert all(all(map(operator.le, before, after)) for before, after in pairwise(grown))
 
 
 def test_default_profile_is_generic() -> None:

@@ -26,7 +26,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctxbudget.tokens import CalibratedCounter, HFTokenizerCounter, TiktokenCounter
+from ctxbudget.tokens.features import FLOOR_VOCABULARIES, pair_floors
 
+ROOT = Path(__file__).resolve().parents[2]
 GENERIC_SHARE = 0.90
 OWN_SHARE = 0.88
 ORDINARY_OVER = 1.10
@@ -204,6 +206,13 @@ RNG_SEED = 10
         ('">" * 115', lambda rng: ">" * 115),
         ('"(" * 2000', lambda rng: "(" * 2000),
         ("258 backslashes", lambda rng: "\\" * 258),
+        # Repeated units of two or three ASCII characters that are no token of the
+        # vocabulary where they meet: each meeting is a token boundary (pair_floors), which
+        # the weights alone priced at 7-53 of 80 tokens for "'&" * 40.
+        ('"\'&" * 40', lambda rng: "'&" * 40),
+        ('"{O" * 30', lambda rng: "{O" * 30),
+        ('"<C" * 30', lambda rng: "<C" * 30),
+        ('"3A>" * 20', lambda rng: "3A>" * 20),
     ],
 )
 def test_adversarial_text_from_the_issue_is_not_underpriced(
@@ -300,3 +309,19 @@ def test_generic_stays_within_ten_percent_of_the_largest_vocabulary_on_code() ->
     generic = sum(map(CalibratedCounter("generic").count, chunks))
     largest = sum(max(count(c) for count in vocabularies().values()) for c in chunks)
     assert GENERIC_SHARE * largest <= generic <= ORDINARY_OVER * largest
+
+
+def test_the_pair_floor_is_not_above_the_exact_count_on_ordinary_text() -> None:
+    """On code and English prose (the standard library's, this repository's docs), the
+    floor of each vocabulary is at most its exact count on all but 1 % of the chunks,
+    and by one token at most: a floor that overshot would raise ordinary counts."""
+    docs = [p.read_text("utf-8") for p in sorted((ROOT / "docs").glob("*.md"))]
+    chunks = _stdlib_chunks() + [d[i : i + 1500] for d in docs for i in range(0, len(d), 1500)]
+    above = 0
+    for chunk in chunks:
+        floors = dict(zip(FLOOR_VOCABULARIES, pair_floors(chunk), strict=True))
+        for name, count in vocabularies().items():
+            exact = count(chunk)
+            assert floors[name] <= exact + 1, (name, floors[name], exact, chunk[:80])
+            above += floors[name] > exact
+    assert above <= 0.01 * len(chunks)

@@ -132,3 +132,48 @@ def test_the_extension_refuses_tables_of_the_wrong_size() -> None:
         extension(b"short", neighbours.MORE_FLAG_TABLE, neighbours.LEAD_FLAG_TABLE)
     with pytest.raises(TypeError, match="data: bytes"):
         compiled("text", True)  # type: ignore[arg-type]
+
+
+# -- unmerged pairs: the floor of a count from a vocabulary's two-character tokens ----------
+
+_TOKENS = st.lists(
+    st.text(st.characters(max_codepoint=0x7F), min_size=2, max_size=2), max_size=300
+).map("".join)
+
+
+@settings(max_examples=200)
+@given(st.lists(_TOKENS, min_size=1, max_size=4), st.binary(max_size=300))
+def test_compiled_unmerged_pairs_equal_the_definition(tokens: list[str], data: bytes) -> None:
+    """Per vocabulary, the pairs its bit marks, as ``reference_unmerged_pairs`` counts."""
+    table = neighbours.unmerged_pair_table(tokens)
+    compiled = neighbours.unmerged_pairs_counter(table, len(tokens))
+    assert compiled(data) == neighbours.reference_unmerged_pairs(table, len(tokens), data)
+
+
+def test_the_unmerged_pairs_are_compiled_where_built() -> None:
+    """In the test environment the extension counts the pairs too."""
+    counter = neighbours.unmerged_pairs_counter(neighbours.unmerged_pair_table(["ab"]), 1)
+    assert type(getattr(counter, "__self__", None)).__name__ == "UnmergedPairs"
+
+
+def test_a_pair_is_unmerged_only_where_it_is_no_token_and_no_cascade() -> None:
+    """ASCII pairs outside the vocabulary's tokens count; contractions, camelCase and
+    anything beyond ASCII do not."""
+    table = neighbours.unmerged_pair_table(["abb "])  # one vocabulary: "ab" and "b "
+    count = neighbours.unmerged_pairs_counter(table, 1)
+    assert count(b"ab") == (0,)
+    assert count(b"ba") == (1,)
+    assert count(b"ab c") == (1,)  # "b " is a token, " c" is not
+    assert count(b"I've") == (1,)  # "I'" and "'v" left out, "ve" counted
+    assert count(b"xY") == (0,)  # lower-case then a capital: camelCase tokens exist
+    assert count(b"Yx") == (1,)
+    assert count("é\xe9".encode()) == (0,)
+
+
+def test_more_than_eight_vocabularies_are_refused() -> None:
+    """A table has one bit per vocabulary in a byte."""
+    with pytest.raises(ValueError, match="at most 8"):
+        neighbours.unmerged_pair_table(["ab"] * 9)
+    compiled = type(neighbours.unmerged_pairs_counter(bytes(1 << 16), 1).__self__)  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="65536 bytes"):
+        compiled(b"short", 1)

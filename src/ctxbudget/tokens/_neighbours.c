@@ -17,6 +17,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <string.h>
 
 /* FLAG_TABLE bits. */
 #define F_DIGIT 0x01
@@ -323,18 +324,122 @@ static PyType_Spec neighbours_spec = {
     .slots = neighbours_slots,
 };
 
-static int
-module_exec(PyObject *module)
+/* UnmergedPairs: per vocabulary, the adjacent pairs of bytes its bit marks in a table
+ * of one byte per pair (neighbours.unmerged_pair_table); `reference_unmerged_pairs`
+ * in neighbours.py defines the counts. */
+typedef struct {
+    PyObject_HEAD
+    int vocabularies;
+    unsigned char table[1 << 16];
+} UnmergedPairs;
+
+static PyObject *
+unmerged_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    PyObject *type = PyType_FromModuleAndSpec(module, &neighbours_spec, NULL);
+    Py_buffer table;
+    int vocabularies;
+    static char *names[] = {"table", "vocabularies", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*i:UnmergedPairs", names, &table,
+                                     &vocabularies)) {
+        return NULL;
+    }
+    if (table.len != (1 << 16) || vocabularies < 0 || vocabularies > 8) {
+        PyBuffer_Release(&table);
+        PyErr_SetString(PyExc_ValueError,
+                        "UnmergedPairs takes a table of 65536 bytes and 0 to 8 vocabularies");
+        return NULL;
+    }
+    UnmergedPairs *self = (UnmergedPairs *)type->tp_alloc(type, 0);
+    if (self != NULL) {
+        self->vocabularies = vocabularies;
+        memcpy(self->table, table.buf, sizeof self->table);
+    }
+    PyBuffer_Release(&table);
+    return (PyObject *)self;
+}
+
+static PyObject *
+unmerged_counts(UnmergedPairs *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 1 || !PyBytes_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "counts(data: bytes)");
+        return NULL;
+    }
+    const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    Py_ssize_t size = PyBytes_GET_SIZE(args[0]);
+    /* How many pairs had each mask, the bits summed once at the end. Most pairs of text
+     * are tokens (mask 0): a branch skips them, where an increment of one counter per
+     * pair would wait on the one before. */
+    Py_ssize_t masks[256] = {0};
+    for (Py_ssize_t i = 1; i < size; i++) {
+        unsigned char mask = self->table[(unsigned)data[i - 1] << 8 | data[i]];
+        if (mask) {
+            masks[mask]++;
+        }
+    }
+    PyObject *result = PyTuple_New(self->vocabularies);
+    if (result == NULL) {
+        return NULL;
+    }
+    for (int v = 0; v < self->vocabularies; v++) {
+        Py_ssize_t total = 0;
+        for (int mask = 1; mask < 256; mask++) {
+            if (mask >> v & 1) {
+                total += masks[mask];
+            }
+        }
+        PyObject *value = PyLong_FromSsize_t(total);
+        if (value == NULL) {
+            Py_DECREF(result);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(result, v, value);
+    }
+    return result;
+}
+
+static PyMethodDef unmerged_methods[] = {
+    {"counts", (PyCFunction)(void (*)(void))unmerged_counts, METH_FASTCALL,
+     "counts(data) -> tuple\n\n"
+     "Per vocabulary, the pairs of data its bit of the table marks."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot unmerged_slots[] = {
+    {Py_tp_new, unmerged_new},
+    {Py_tp_methods, unmerged_methods},
+    {Py_tp_doc, "UnmergedPairs(table, vocabularies)\n\n"
+                "The pair counts of ctxbudget.tokens.neighbours.reference_unmerged_pairs."},
+    {0, NULL},
+};
+
+static PyType_Spec unmerged_spec = {
+    .name = "ctxbudget.tokens._neighbours.UnmergedPairs",
+    .basicsize = sizeof(UnmergedPairs),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = unmerged_slots,
+};
+
+static int
+add_type(PyObject *module, PyType_Spec *spec, const char *name)
+{
+    PyObject *type = PyType_FromModuleAndSpec(module, spec, NULL);
     if (type == NULL) {
         return -1;
     }
-    int failed = PyModule_AddObjectRef(module, "Neighbours", type);
+    int failed = PyModule_AddObjectRef(module, name, type);
     Py_DECREF(type);
     return failed;
 }
 
+static int
+module_exec(PyObject *module)
+{
+    if (add_type(module, &neighbours_spec, "Neighbours") < 0) {
+        return -1;
+    }
+    return add_type(module, &unmerged_spec, "UnmergedPairs");
+}
 static struct PyModuleDef_Slot module_slots[] = {
     {Py_mod_exec, module_exec},
     {0, NULL},

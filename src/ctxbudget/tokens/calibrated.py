@@ -1,9 +1,11 @@
 """``CalibratedCounter``: a fast linear estimate over text features, fitted per tokenizer.
 
 A ``Profile`` is one non-negative weight per feature of ``ctxbudget.tokens.features``.
-The count is ``ceil(sum(weight * feature))`` (at least 1 for non-empty text), and never
-more than the text's UTF-8 bytes: every shipped vocabulary is a byte-level BPE, whose
-tokens are at least one byte each, so no text can cost more. Because
+The count is ``ceil(sum(weight * feature))`` (at least 1 for non-empty text), raised to
+the ``pair_floors`` of the vocabularies the profile names in ``pair_floor`` (a count
+they do not go below on real text, which text built to fool the weights cannot hide
+from), and never more than the text's UTF-8 bytes: every shipped vocabulary is a
+byte-level BPE, whose tokens are at least one byte each, so no text can cost more. Because
 weights are non-negative and features only grow as text is appended, the count of
 ``a + b`` is never below the count of ``a`` when ``b`` starts a new word (a letter run
 that ``b`` continues can turn into a common word, which costs less).
@@ -25,7 +27,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from ctxbudget.errors import ProfileError
-from ctxbudget.tokens.features import FEATURE_NAMES, text_features
+from ctxbudget.tokens.features import FEATURE_NAMES, FLOOR_VOCABULARIES, pair_floors, text_features
 
 __all__ = [
     "PROFILE_FORMAT",
@@ -48,18 +50,27 @@ PROFILE_NAMES: Final = ("central", "claude", "cl100k", "deepseek-v4", "generic",
 class Profile:
     """Weights of a calibrated counter, one per name in ``FEATURE_NAMES``.
 
-    ``about`` says what the profile was fitted against, for humans.
+    ``about`` says what the profile was fitted against, for humans. ``pair_floor``: the
+    vocabularies (of ``FLOOR_VOCABULARIES``) whose ``pair_floors`` the count never goes
+    below: a profile of one tokenizer names its own, the guard all four.
     """
 
     name: str
     weights: tuple[float, ...]
     about: str = field(default="", compare=False)
+    pair_floor: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if len(self.weights) != len(FEATURE_NAMES):
             raise ProfileError(
                 f"profile {self.name!r} has {len(self.weights)} weights, "
                 f"expected {len(FEATURE_NAMES)} (one per feature)"
+            )
+        unknown = [v for v in self.pair_floor if v not in FLOOR_VOCABULARIES]
+        if unknown or not isinstance(self.pair_floor, tuple):
+            raise ProfileError(
+                f"profile {self.name!r}: pair_floor names unknown vocabularies {unknown}; "
+                f"known: {', '.join(FLOOR_VOCABULARIES)}"
             )
         bad = [n for n, w in zip(FEATURE_NAMES, self.weights, strict=True) if not _valid(w)]
         if bad:
@@ -73,12 +84,15 @@ class Profile:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON document ``load_profile`` reads back."""
-        return {
+        document: dict[str, Any] = {
             "format": PROFILE_FORMAT,
             "name": self.name,
             "about": self.about,
-            "weights": dict(zip(FEATURE_NAMES, self.weights, strict=True)),
         }
+        if self.pair_floor:
+            document["pair_floor"] = list(self.pair_floor)
+        document["weights"] = dict(zip(FEATURE_NAMES, self.weights, strict=True))
+        return document
 
     @classmethod
     def from_json(cls, document: Mapping[str, Any]) -> Profile:
@@ -93,10 +107,17 @@ class Profile:
             raise ProfileError(
                 f"profile weighs unknown features {unknown}; known: {', '.join(FEATURE_NAMES)}"
             )
+        floor = document.get("pair_floor", [])
+        if not isinstance(floor, list) or not all(isinstance(v, str) for v in floor):
+            raise ProfileError(
+                "profile JSON's 'pair_floor' must be a list of vocabulary names "
+                f"({', '.join(FLOOR_VOCABULARIES)})"
+            )
         return cls(
             name=str(document.get("name", "custom")),
             weights=tuple(_number(weights.get(n, 0.0)) for n in FEATURE_NAMES),
             about=str(document.get("about", "")),
+            pair_floor=tuple(floor),
         )
 
 
@@ -146,7 +167,7 @@ class CalibratedCounter:
     running a real tokenizer, and within a few percent of the tokenizer it was fitted to.
     """
 
-    __slots__ = ("_weights", "name", "profile")
+    __slots__ = ("_floors", "_weights", "name", "profile")
 
     def __init__(self, profile: Profile | str = "generic") -> None:
         if isinstance(profile, str):
@@ -154,6 +175,7 @@ class CalibratedCounter:
         self.profile = profile
         self.name = f"calibrated:{profile.name}"
         self._weights = profile.weights
+        self._floors = tuple(FLOOR_VOCABULARIES.index(v) for v in profile.pair_floor)
 
     def estimate(self, text: str) -> float:
         """The unrounded estimate."""
@@ -166,6 +188,9 @@ class CalibratedCounter:
         if not text:
             return 0
         count = max(1, math.ceil(self.estimate(text)))
+        if self._floors:
+            floors = pair_floors(text)
+            count = max(count, *(floors[v] for v in self._floors))
         if count > len(text):  # a text has at least as many bytes as characters
             count = min(count, len(text.encode("utf-8", "surrogatepass")))
         return count
