@@ -87,6 +87,22 @@ def _words(rng: random.Random, first: int, last: int, size: int) -> str:
     return " ".join("".join(rng.choices(letters, k=rng.randrange(2, 10))) for _ in range(size // 6))
 
 
+# The characters of the ``format_controls`` feature (assigned ones).
+FORMAT_CONTROLS = "".join(
+    map(
+        chr,
+        (
+            0x200B,
+            0x200E,
+            0x200F,
+            *range(0x202A, 0x202F),
+            *range(0x2060, 0x2065),
+            *range(0x2066, 0x2070),
+        ),
+    )
+)
+
+
 def probes() -> list[tuple[str, list[str]]]:
     """Features, each with texts made of little else (but the features before it),
     which no vocabulary merges far: the feature's floor is what the most costly of
@@ -177,6 +193,14 @@ def probes() -> list[tuple[str, list[str]]]:
         ("far_merging_repeats", ["\u2500" * 1000, "\u2014" * 1000, "\u2026" * 1000]),
         ("other_three_byte", ["\u2550" * 1000, "\u2501" * 1000, "\u2588" * 1000]),
         ("other_three_byte_unmergeable", ["\u200b" * 1000, "\u2060" * 1000, "\u251c" * 1000]),
+        (
+            "format_controls",
+            [
+                "".join(rng.choices(FORMAT_CONTROLS, k=3000)),
+                "".join(c + rng.choice(lower) for c in rng.choices(FORMAT_CONTROLS, k=3000)),
+                "\u200e" * 3000,
+            ],
+        ),
     ]
 
 
@@ -294,6 +318,7 @@ RARE_FEATURES = frozenset(
         "bracket_repeats",
         "far_merging_repeats",
         "short_merging_repeats",
+        "format_controls",
     )
 )
 OWN_COSTS = {

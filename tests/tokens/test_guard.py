@@ -213,6 +213,16 @@ RNG_SEED = 10
         ('"{O" * 30', lambda rng: "{O" * 30),
         ('"<C" * 30', lambda rng: "<C" * 30),
         ('"3A>" * 20', lambda rng: "3A>" * 20),
+        # Invisible format controls (direction marks, isolates, word joiners), a token or
+        # two each in every vocabulary, which the price of other symbols put at half that.
+        ("300 left-to-right marks", lambda rng: "\u200e" * 300),
+        (
+            "invisible format controls between letters",
+            lambda rng: "".join(
+                rng.choice("\u200b\u200e\u200f\u202a\u202e\u2060\u2063\u2066\u2069") + "x"
+                for _ in range(300)
+            ),
+        ),
     ],
 )
 def test_adversarial_text_from_the_issue_is_not_underpriced(

@@ -163,6 +163,7 @@ FEATURE_NAMES: Final = (
     "non_russian_cyrillic_word_letters",
     "central_asian_cyrillic_line_letters",
     "belarusian_line_letters",
+    "format_controls",
 )
 """Feature order, shared by ``text_features`` and every profile.
 
@@ -312,7 +313,14 @@ less than Russian ones (Mongolian and Kyrgyz catalogs were counted 24-26 % under
 cl100k's profile, now 18 %; Kazakh ones, which the vocabularies merge better, are
 counted 5 % over by it, 11 % by ``generic``). ``belarusian_line_letters``: the same from
 a line's first ў on, for Belarusian (catalogs 10-18 % under before, 6-10 % after),
-which shares і with Ukrainian but is merged far less."""
+which shares і with Ukrainian but is merged far less.
+``format_controls``: the invisible format controls of General Punctuation (the
+zero-width space, the direction marks, embeddings and isolates, the word joiner and
+invisible operators: U+200B, U+200E, U+200F, U+202A-U+202E, U+2060-U+206F; not the
+zero-width joiner and non-joiner, which Persian and the Indic scripts write inside words),
+which no vocabulary merges with anything: each costs a token or two whatever surrounds it, where the
+symbols they share ``other_three_byte`` with (quotes, dashes, arrows) mostly join a
+neighbour. Hidden text is made of them."""
 
 _RARE_LETTERS: Final = b"jkqvwxyzJKQVWXYZ"
 _CONSONANTS: Final = b"bcdfghjklmnpqrstvwxzBCDFGHJKLMNPQRSTVWXZ"
@@ -858,6 +866,7 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
         _matched(_NON_RUSSIAN_WORDS, text) if beyond_russian else 0,
         _line_letters_after(_CENTRAL_ASIAN_LINE_REST, text) if beyond_russian else 0,
         _line_letters_after(_BELARUSIAN_LINE_REST, text) if beyond_russian else 0,
+        _matched(_FORMAT_CONTROLS, non_ascii) if other_three_byte else 0,
     )
 
 
@@ -911,6 +920,10 @@ _ESCAPE: Final = re.compile(rb'\\[nrt"\\/]')
 _PAIR_RUNS: Final = re.compile("[\x80-\u07ff][\x80-\u07ff]+|[\u0800-\u1fff][\u0800-\u1fff]+")
 
 # With the zero-width no-break space (U+FEFF, a byte order mark): no vocabulary merges it.
+# Not the zero-width non-joiner and joiner (U+200C, U+200D): Persian and the Indic
+# scripts write them inside words, and emoji sequences between emoji, where the
+# vocabularies merge them (priced here, they put Persian catalogs 2-5 points over).
+_FORMAT_CONTROLS: Final = _sparse_runs("\u200b\u200e\u200f\u202a-\u202e\u2060-\u206f")
 _UNICODE_SPACES: Final = re.compile(
     "[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
 )
