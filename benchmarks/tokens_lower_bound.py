@@ -1,4 +1,4 @@
-"""A lower bound on a BPE count from its two-character tokens, measured (not shipped).
+"""A lower bound on a BPE count from its two-character tokens (``pair_floors``), measured.
 
     .venv/bin/python benchmarks/tokens_lower_bound.py CORPUS_DIR [EXAMPLES:SEED ...]
 

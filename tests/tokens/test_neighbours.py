@@ -7,6 +7,8 @@ with it on every input, or a profile's count would depend on how the package was
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -177,3 +179,24 @@ def test_more_than_eight_vocabularies_are_refused() -> None:
     compiled = type(neighbours.unmerged_pairs_counter(bytes(1 << 16), 1).__self__)  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="65536 bytes"):
         compiled(b"short", 1)
+
+
+@given(st.binary(max_size=100))
+def test_pairs_read_the_same_on_either_byte_order(data: bytes) -> None:
+    """The pure-Python pairs are the same whether the machine reads 16-bit numbers
+    little- or big-endian (the cast is only taken on a little-endian one)."""
+    little = sorted(neighbours._pair_indexes(data, "little"))
+    assert little == sorted(neighbours._pair_indexes(data, "big"))
+    assert len(little) == max(0, len(data) - 1)
+
+
+def test_an_install_without_the_extension_is_told_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the C extension the counts fall back to their definition, with a warning
+    that says so and what to do, not silently slower."""
+    monkeypatch.setitem(sys.modules, "ctxbudget.tokens._neighbours", None)
+    monkeypatch.delattr("ctxbudget.tokens._neighbours")
+    with pytest.warns(RuntimeWarning, match="without its C extension.*Reinstall"):
+        assert neighbours._compiled() is None
+    with pytest.warns(RuntimeWarning, match="without its C extension"):
+        counter = neighbours.unmerged_pairs_counter(neighbours.unmerged_pair_table(["ab"]), 1)
+    assert counter(b"ba") == (1,)

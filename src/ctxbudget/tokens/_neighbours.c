@@ -372,7 +372,7 @@ unmerged_counts(UnmergedPairs *self, PyObject *const *args, Py_ssize_t nargs)
      * pair would wait on the one before. */
     Py_ssize_t masks[256] = {0};
     for (Py_ssize_t i = 1; i < size; i++) {
-        unsigned char mask = self->table[(unsigned)data[i - 1] << 8 | data[i]];
+        unsigned char mask = self->table[data[i - 1] | (unsigned)data[i] << 8];
         if (mask) {
             masks[mask]++;
         }

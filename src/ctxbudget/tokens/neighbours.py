@@ -27,7 +27,9 @@ import collections
 import functools
 import itertools
 import operator
-from collections.abc import Callable, Sequence
+import sys
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from typing import Final
 
 __all__ = [
@@ -380,15 +382,15 @@ def _quote_pairs(data: bytes, more_flags: int, punctuation_pairs: int) -> tuple[
 
 
 def unmerged_pair_table(pair_tokens: Sequence[str]) -> bytes:
-    """The table of ``unmerged_pairs``: one byte per pair of bytes (the first << 8 | the
-    second), with bit ``v`` set where the two are ASCII characters that are not a token
-    of vocabulary ``v`` (``pair_tokens[v]``: its two-character tokens, concatenated; at
-    most 8 vocabularies). Two kinds of pair are left out, as longer tokens are built over
-    them in real text: an apostrophe next to a letter (contractions: "I've" is one token
-    of o200k, built over "I'") and a capital after a lower-case letter (camelCase:
-    "CommandLine", "JavaScript" and "GitHub" are tokens of cl100k; counted, such pairs put
-    the floor above the exact count of 5 of 3,947 texts of prose, code and agent traffic,
-    and left out, of 2)."""
+    """The table of ``unmerged_pairs``: one byte per pair of bytes, at the pair read as a
+    little-endian 16-bit number (the first | the second << 8), with bit ``v`` set where
+    the two are ASCII characters that are not a token of vocabulary ``v``
+    (``pair_tokens[v]``: its two-character tokens, concatenated; at most 8 vocabularies).
+    Two kinds of pair are left out, as longer tokens are built over them in real text: an
+    apostrophe next to a letter (contractions: "I've" is one token of o200k, built over
+    "I'") and a capital after a lower-case letter (camelCase: "CommandLine", "JavaScript"
+    and "GitHub" are tokens of cl100k; counted, such pairs put the floor above the exact
+    count of 5 of 3,947 texts of prose, code and agent traffic, and left out, of 2)."""
     if len(pair_tokens) > 8:
         raise ValueError("at most 8 vocabularies fit the bits of a byte")
     tokens = [frozenset(t[i : i + 2] for i in range(0, len(t), 2)) for t in pair_tokens]
@@ -399,7 +401,7 @@ def unmerged_pair_table(pair_tokens: Sequence[str]) -> bytes:
         if contraction or (chr(a).islower() and chr(b).isupper()):
             continue
         for v, own in enumerate(tokens):
-            table[a << 8 | b] |= (pair not in own) << v
+            table[a | b << 8] |= (pair not in own) << v
     return bytes(table)
 
 
@@ -410,11 +412,27 @@ def reference_unmerged_pairs(table: bytes, vocabularies: int, data: bytes) -> tu
     seldom goes below: BPE only ever merges two adjacent tokens into one of its tokens,
     so the boundary between two characters survives unless the pair is a token, or a
     longer token is built over it."""
-    # Each pair's index: the first byte shifted up, ORed with the next one.
-    indexes = map(operator.or_, map(operator.lshift, data, itertools.repeat(8)), data[1:])
-    masks = collections.Counter(map(table.__getitem__, indexes))
+    masks = collections.Counter(map(table.__getitem__, _pair_indexes(data, sys.byteorder)))
     return tuple(sum(n for mask, n in masks.items() if mask >> v & 1) for v in range(vocabularies))
 
+
+def _pair_indexes(data: bytes, byteorder: str) -> Iterator[int]:
+    """Each adjacent pair of ``data`` read as a little-endian 16-bit number. Where the
+    machine is little-endian, the pairs that start at even offsets, then at odd ones,
+    are two casts to 16-bit numbers, iterated in C."""
+    if byteorder != "little":
+        return map(operator.or_, data, map(operator.lshift, data[1:], itertools.repeat(8)))
+    view = memoryview(data)
+    even, odd = len(data) // 2 * 2, (len(data) - 1) // 2 * 2
+    return itertools.chain(view[:even].cast("H"), view[1 : 1 + odd].cast("H"))
+
+
+NOT_BUILT: Final = (
+    "ctxbudget was installed without its C extension (ctxbudget.tokens._neighbours: no C "
+    "compiler at install?): calibrated counts are the same, but about four times slower. "
+    "Reinstall ctxbudget with a C compiler present to build it."
+)
+"""The warning given where the C extension is missing."""
 
 Counts = Callable[[bytes, bool], tuple[int, ...]]
 """A function of ``data`` and ``line_start`` to the counts of ``NEIGHBOUR_NAMES``."""
@@ -426,6 +444,7 @@ def _compiled() -> Counts | None:
     try:
         from ctxbudget.tokens import _neighbours
     except ImportError:
+        warnings.warn(NOT_BUILT, RuntimeWarning, stacklevel=2)
         return None
     return _neighbours.Neighbours(FLAG_TABLE, MORE_FLAG_TABLE, LEAD_FLAG_TABLE).counts
 
@@ -448,5 +467,6 @@ def unmerged_pairs_counter(table: bytes, vocabularies: int) -> UnmergedPairs:
     try:
         from ctxbudget.tokens import _neighbours
     except ImportError:
+        warnings.warn(NOT_BUILT, RuntimeWarning, stacklevel=2)
         return functools.partial(reference_unmerged_pairs, table, vocabularies)
     return _neighbours.UnmergedPairs(table, vocabularies).counts
