@@ -808,3 +808,9 @@ def test_bit_tricks_match_a_plain_reference(text: str) -> None:
     found = dict(zip(FEATURE_NAMES, text_features(text), strict=True))
     for name, expected in reference_ascii_features(text).items():
         assert found[name] == expected, name
+
+
+def test_a_pair_floor_that_is_not_a_tuple_is_refused_with_what_it_must_be() -> None:
+    """A list given where a tuple is expected gets a message that says so."""
+    with pytest.raises(ProfileError, match="must be a tuple of vocabulary names"):
+        Profile(name="x", weights=(0.0,) * len(FEATURE_NAMES), pair_floor=["cl100k"])  # type: ignore[arg-type]

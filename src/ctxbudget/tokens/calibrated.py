@@ -66,8 +66,13 @@ class Profile:
                 f"profile {self.name!r} has {len(self.weights)} weights, "
                 f"expected {len(FEATURE_NAMES)} (one per feature)"
             )
+        if not isinstance(self.pair_floor, tuple):
+            raise ProfileError(
+                f"profile {self.name!r}: pair_floor must be a tuple of vocabulary names "
+                f"({', '.join(FLOOR_VOCABULARIES)})"
+            )
         unknown = [v for v in self.pair_floor if v not in FLOOR_VOCABULARIES]
-        if unknown or not isinstance(self.pair_floor, tuple):
+        if unknown:
             raise ProfileError(
                 f"profile {self.name!r}: pair_floor names unknown vocabularies {unknown}; "
                 f"known: {', '.join(FLOOR_VOCABULARIES)}"
