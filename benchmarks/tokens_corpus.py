@@ -243,6 +243,20 @@ def _generated_tabular(seed: int, code: list[str]) -> Iterator[tuple[str, str]]:
         yield f"generated-tabular-{seed}-{i}", text
 
 
+def _generated_escaped(seed: int, texts: list[str]) -> Iterator[tuple[str, str]]:
+    """Files as agents send them in tool-call arguments: code, Markdown and changelogs
+    escaped into a JSON string (a write or edit call's ``content``), where every newline
+    is a two-character ``\\n`` and every quote a ``\\"``."""
+    rng = random.Random(seed)
+    tools = (("path", "content"), ("file_path", "new_string"), ("filename", "text"))
+    for i in range(PER_KIND // 2 if texts else 0):
+        name, field = rng.choice(tools)
+        body = rng.choice(texts)[: rng.randrange(300, CHUNK)]
+        arguments = {name: f"/workspace/src/file_{i}.txt", field: body}
+        escaped = json.dumps(arguments, ensure_ascii=rng.random() < 0.5)
+        yield f"generated-escaped-{seed}-{i}", escaped
+
+
 def _files(patterns: list[str]) -> list[str]:
     found: list[str] = []
     for pattern in patterns:
@@ -375,6 +389,9 @@ def other_text(split: str) -> list[Sample]:
     prose = [s["text"] for s in samples if s["category"] == "markdown"]
     for source, text in _generated_encoded(seed, prose):
         samples.append({"category": "generated_encoded", "source": source, "text": text})
+    files = code + prose + [s["text"] for s in samples if s["category"] == "changelog_m_z"]
+    for source, text in _generated_escaped(seed, files):
+        samples.append({"category": "generated_escaped", "source": source, "text": text})
     return samples
 
 

@@ -814,3 +814,15 @@ def test_a_pair_floor_that_is_not_a_tuple_is_refused_with_what_it_must_be() -> N
     """A list given where a tuple is expected gets a message that says so."""
     with pytest.raises(ProfileError, match="must be a tuple of vocabulary names"):
         Profile(name="x", weights=(0.0,) * len(FEATURE_NAMES), pair_floor=["cl100k"])  # type: ignore[arg-type]
+
+
+def test_the_letter_of_an_escape_does_not_join_the_word_after_it() -> None:
+    """In JSON, "\\nimport" is the escape "\\n" and the word "import" to every
+    vocabulary: the word features see "import", not "nimport"; an escaped backslash
+    before an n leaves the n its word's ("\\\\new" is a backslash and "new")."""
+    escaped = features('{"content": "x\\nimport os\\n\\treturn"}')
+    raw = features('{"content": "x import os return"}')
+    for name in ("common_words", "other_words", "other_word_letters"):
+        assert escaped[name] == raw[name], name
+    assert escaped["escape_sequences"] == 3
+    assert features("a\\\\new")["common_words"] == features("a new")["common_words"]
