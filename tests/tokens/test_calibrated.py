@@ -416,6 +416,9 @@ def test_features_never_drop_when_text_is_appended(first: str, second: str) -> N
     # + "x" unmakes one.
     if first[-1:].isascii() and (first[-1:].isalpha() or first[-1:] == "'"):
         word_features |= {"contractions", "punctuation", "punctuation_runs", "quotes"}
+    # "A_" + "A" makes the underscore a word joiner, no longer a punctuation run.
+    if first[-1:] in ("_", ".") and first[-2:-1].isascii() and first[-2:-1].isalpha():
+        word_features |= {"punctuation_runs"}
     for name, a, b in zip(FEATURE_NAMES, before, after, strict=True):
         if name not in word_features:
             assert b >= a, name

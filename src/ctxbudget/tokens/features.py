@@ -21,7 +21,8 @@ matches seldom (a match costs as much as scanning dozens of characters): a class
 rare characters is ``[c][c]*``, which the search skips to in C, and the frequent Han
 characters are counted in runs that only other Han characters cut. Every feature is
 a count that never drops when text is appended (except the word-table ones when the
-new text continues the last word), and features add up over pieces of a text cut
+new text continues the last word, and a punctuation run when it makes a dot or an
+underscore after a letter a word joiner), and features add up over pieces of a text cut
 after a run of newlines, which is how long texts are processed (see ``_PIECE``).
 
 Tables ship with the package (``data/feature_tables.json``, derived from real
