@@ -261,6 +261,25 @@ look_closer(const Neighbours *self, Py_ssize_t *n, uint32_t kinds, int b, int pb
     }
 }
 
+/* A tuple of the `size` counts of `n`. */
+static PyObject *
+tuple_of(const Py_ssize_t *n, int size)
+{
+    PyObject *result = PyTuple_New(size);
+    if (result == NULL) {
+        return NULL;
+    }
+    for (int k = 0; k < size; k++) {
+        PyObject *value = PyLong_FromSsize_t(n[k]);
+        if (value == NULL) {
+            Py_DECREF(result);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(result, k, value);
+    }
+    return result;
+}
+
 static PyObject *
 neighbours_counts(Neighbours *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -287,19 +306,7 @@ neighbours_counts(Neighbours *self, PyObject *const *args, Py_ssize_t nargs)
             look_closer(self, n, kinds, data[i], data[i - 1], i >= 2 ? data[i - 2] : -1);
         }
     }
-    PyObject *result = PyTuple_New(N_COUNTS);
-    if (result == NULL) {
-        return NULL;
-    }
-    for (int k = 0; k < N_COUNTS; k++) {
-        PyObject *value = PyLong_FromSsize_t(n[k]);
-        if (value == NULL) {
-            Py_DECREF(result);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(result, k, value);
-    }
-    return result;
+    return tuple_of(n, N_COUNTS);
 }
 
 static PyMethodDef neighbours_methods[] = {
@@ -377,25 +384,15 @@ unmerged_counts(UnmergedPairs *self, PyObject *const *args, Py_ssize_t nargs)
             masks[mask]++;
         }
     }
-    PyObject *result = PyTuple_New(self->vocabularies);
-    if (result == NULL) {
-        return NULL;
-    }
+    Py_ssize_t totals[8] = {0};
     for (int v = 0; v < self->vocabularies; v++) {
-        Py_ssize_t total = 0;
         for (int mask = 1; mask < 256; mask++) {
             if (mask >> v & 1) {
-                total += masks[mask];
+                totals[v] += masks[mask];
             }
         }
-        PyObject *value = PyLong_FromSsize_t(total);
-        if (value == NULL) {
-            Py_DECREF(result);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(result, v, value);
     }
-    return result;
+    return tuple_of(totals, self->vocabularies);
 }
 
 static PyMethodDef unmerged_methods[] = {
