@@ -212,6 +212,15 @@ NEW_FEATURES = tuple(
             "\u2500" * 8 + "\u251c\u200b",
             {"other_three_byte_unmergeable": 2, "far_merging_repeats": 7, "format_controls": 1},
         ),
+        # A backslash after punctuation, not after a letter or a backslash.
+        (
+            '["a",\\n  "b"]\\n x\\n \\\\',
+            {
+                "escapes_after_punctuation": 2,
+                "escape_sequences": 4,
+                "unquoted_punctuation_changes": 2,
+            },
+        ),
         # Invisible format controls; not the joiners Persian writes inside words.
         (
             "a\u200e\u2066b\u200c\u200d",

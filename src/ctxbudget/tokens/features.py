@@ -136,6 +136,7 @@ FEATURE_NAMES: Final = (
     "escape_sequences",
     "punctuation_line_starts",
     "short_merging_repeats",
+    "escapes_after_punctuation",
     "unlearned_pairs",
     "script_letters",
     "thai_letters",
@@ -321,7 +322,10 @@ invisible operators: U+200B, U+200E, U+200F, U+202A-U+202E, U+2060-U+206F; not t
 zero-width joiner and non-joiner, which Persian and the Indic scripts write inside words),
 which no vocabulary merges with anything: each costs a token or two whatever surrounds it, where the
 symbols they share ``other_three_byte`` with (quotes, dashes, arrows) mostly join a
-neighbour. Hidden text is made of them."""
+neighbour. Hidden text is made of them.
+``escapes_after_punctuation``: a backslash right after punctuation (``[\\n``, ``.\\"``,
+``,\\n`` in JSON that holds code), which cl100k mostly joins to the punctuation
+(``[\\`` is one token) and DeepSeek's vocabulary mostly does not."""
 
 _RARE_LETTERS: Final = b"jkqvwxyzJKQVWXYZ"
 _CONSONANTS: Final = b"bcdfghjklmnpqrstvwxzBCDFGHJKLMNPQRSTVWXZ"
@@ -760,6 +764,7 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
         long_run_letters,
     )
     escapes = len(_ESCAPE.findall(data)) if b"\\" in data else 0
+    escapes_after_punctuation = len(_PUNCTUATION_BACKSLASH.findall(data)) if escapes else 0
     # A line feed after a carriage return is priced as a CR LF line end, not a change.
     changes_of_whitespace = n[_WHITESPACE_CHANGES] - crlf
     if ascii_only:
@@ -778,6 +783,7 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
             escapes,
             n[_PUNCTUATION_LINE_STARTS],
             n[_SHORT_MERGING_TRIPLES],
+            escapes_after_punctuation,
             *_NO_SCRIPTS,
         )
     non_ascii = full.translate(None, _ASCII).decode("utf-8", "surrogatepass")
@@ -856,6 +862,7 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
         escapes,
         n[_PUNCTUATION_LINE_STARTS],
         n[_SHORT_MERGING_TRIPLES],
+        escapes_after_punctuation,
         _unlearned_pairs(text, tables.mergeable_pairs, two_byte_pairs + script_pairs),
         script_letters - thai - devanagari - sum(scripts),
         thai,
@@ -919,6 +926,9 @@ _CONTRACTION: Final = re.compile(rb"'(?<=[A-Za-z]')(s|t|ll|re|ve|m|d)(?![A-Za-z]
 _TAB_RUNS: Final = re.compile(rb"\t\t+")
 _CAMEL_PART: Final = re.compile(rb"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _ESCAPE: Final = re.compile(rb'\\[nrt"\\/]')
+# A backslash after punctuation other than a backslash: "[\\n", ".\\"". Written from the
+# backslash, which the search skips to, with the punctuation looked behind.
+_PUNCTUATION_BACKSLASH: Final = re.compile(rb"\\(?<=[!-/:-@\[\]^-`{-~]\\)")
 
 # Runs of two-byte characters, or of three-byte ones of U+0800-U+1FFF (lead bytes E0
 # and E1), the pairs ``unlearned_pairs`` looks up.
