@@ -43,6 +43,7 @@
 #define L_HAN 0x02
 #define L_THREE_BYTE 0x04
 #define L_THREE_BYTE_SCRIPT 0x08
+#define L_LETTER 0x10
 
 enum {
     N_LOWER_BEFORE_UPPER,
@@ -73,6 +74,7 @@ enum {
     N_HAN_LEAD_PAIRS,
     N_THREE_BYTE_LEAD_PAIRS,
     N_THREE_BYTE_SCRIPT_LEAD_PAIRS,
+    N_WORD_BEFORE_NEWLINE,
     N_COUNTS
 };
 
@@ -103,6 +105,7 @@ enum {
     P_HAN_LEAD,
     P_THREE_BYTE_LEAD,
     P_THREE_BYTE_SCRIPT_LEAD,
+    P_WORD_NEWLINE,
     P_KINDS
 };
 
@@ -132,6 +135,7 @@ static const int count_of_pair[P_KINDS] = {
     [P_HAN_LEAD] = N_HAN_LEAD_PAIRS,
     [P_THREE_BYTE_LEAD] = N_THREE_BYTE_LEAD_PAIRS,
     [P_THREE_BYTE_SCRIPT_LEAD] = N_THREE_BYTE_SCRIPT_LEAD_PAIRS,
+    [P_WORD_NEWLINE] = N_WORD_BEFORE_NEWLINE,
 };
 
 typedef struct {
@@ -164,7 +168,11 @@ roles(unsigned f, unsigned m, unsigned l, uint32_t *first, uint32_t *second)
     }
     if (f & F_NEWLINE) {
         a |= BIT(P_NEWLINE) | BIT(P_NEWLINE_TEXT) | BIT(P_NEWLINE_PUNCTUATION);
-        b |= BIT(P_NEWLINE) | BIT(P_PUNCTUATION_NEWLINE) | BIT(P_SPACE_NEWLINE);
+        b |= BIT(P_NEWLINE) | BIT(P_PUNCTUATION_NEWLINE) | BIT(P_SPACE_NEWLINE) |
+             BIT(P_WORD_NEWLINE);
+    }
+    if ((f & (F_LETTER | F_DIGIT)) || (l & L_LETTER)) {
+        a |= BIT(P_WORD_NEWLINE);
     }
     if (m & M_TEXT) { b |= BIT(P_NEWLINE_TEXT); }
     if (m & M_WHITESPACE_ID) {

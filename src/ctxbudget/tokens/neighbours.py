@@ -83,6 +83,7 @@ NEIGHBOUR_NAMES: Final = (
     "han_lead_pairs",
     "three_byte_lead_pairs",
     "three_byte_script_lead_pairs",
+    "word_before_newline",
 )
 """What each count is, in order (each pair is "a byte of the second class right after
 one of the first"):
@@ -104,7 +105,12 @@ with a quote on either side; ``mixed_quote_pairs``: quote pairs of one ``"`` and
 ``space_before_non_ascii``, ``letter_after_non_ascii``, ``punctuation_before_non_ascii``;
 and pairs of lead bytes of one class: two-byte characters (U+0080-U+07FF), Han (U+4000-
 U+9FFF), other three-byte characters (U+0800-U+2FFF, U+E000-U+EFFF) and, among those,
-the scripts of U+0800-U+1FFF."""
+the scripts of U+0800-U+1FFF; ``word_before_newline``: a line feed after an ASCII letter
+or digit, or after a character of a lead byte of letters (the letter lead flag: Latin,
+Greek, Cyrillic, Hebrew, Arabic, Indic, Thai, Han, Hangul; not Armenian); after
+punctuation or a space the vocabularies join it to what comes before (``")\n"``,
+``" \n"`` are tokens), and where a script's full stop shares its lead byte with the
+line's last letters ("。", "։", "።"), the lead byte cannot tell the two apart."""
 
 ASCII_PUNCTUATION: Final = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 # Control characters are punctuation to every pre-tokenizer (not letters, digits or
@@ -177,18 +183,34 @@ MORE_FLAG_TABLE: Final = bytes(_more_flags(b) for b in range(256))
 # letters...) also carry the other three-byte flag; symbols and punctuation
 # (U+2000-U+2FFF, U+E000-U+EFFF) only that one.
 _TWO_BYTE_LEAD, _HAN_LEAD, _OTHER_THREE_BYTE_LEAD, _THREE_BYTE_SCRIPT_LEAD = 1, 2, 4, 8
-LEAD_FLAG_TABLE: Final = bytes(
-    _TWO_BYTE_LEAD
-    if 0xC2 <= b <= 0xDF
-    else _HAN_LEAD
-    if 0xE4 <= b <= 0xE9
-    else _OTHER_THREE_BYTE_LEAD | _THREE_BYTE_SCRIPT_LEAD
-    if b in (0xE0, 0xE1)
-    else _OTHER_THREE_BYTE_LEAD
-    if b in (0xE2, 0xEE)
-    else 0
-    for b in range(256)
-)
+# Lead bytes whose characters at a line's end are nearly all letters: U+00C0-U+04FF and
+# U+05C0-U+07FF (Latin, Greek, Cyrillic, Hebrew, Arabic letters), U+0800-U+0FFF (Indic,
+# Thai, Tibetan), Han and Hangul (U+4000-U+DFFF). Not the lead bytes whose punctuation
+# ends lines: Latin-1 signs (U+0080-U+00BF), Armenian (U+0500-U+05BF, whose full stop
+# "։" shares its letters' lead bytes; counted, DeepSeek's profile priced Armenian prose
+# at 87 % of its count), Ethiopic's and the Vietnamese letters' block (U+1000-U+1FFF:
+# "።"), general punctuation and symbols (U+2000-U+2FFF), CJK punctuation and kana
+# (U+3000-U+3FFF: "。"), full-width forms and emoji.
+_LETTER_LEAD = 0x10
+_LETTER_LEADS: Final = frozenset((*range(0xC3, 0xD4), *range(0xD7, 0xE1), *range(0xE4, 0xEE)))
+
+
+def _lead_flags(b: int) -> int:
+    flags = (
+        _TWO_BYTE_LEAD
+        if 0xC2 <= b <= 0xDF
+        else _HAN_LEAD
+        if 0xE4 <= b <= 0xE9
+        else _OTHER_THREE_BYTE_LEAD | _THREE_BYTE_SCRIPT_LEAD
+        if b in (0xE0, 0xE1)
+        else _OTHER_THREE_BYTE_LEAD
+        if b in (0xE2, 0xEE)
+        else 0
+    )
+    return flags | (_LETTER_LEAD if b in _LETTER_LEADS else 0)
+
+
+LEAD_FLAG_TABLE: Final = bytes(map(_lead_flags, range(256)))
 
 
 def _repeated(flag: int) -> int:
@@ -204,6 +226,7 @@ _EVERY_DIGIT: Final = _repeated(_DIGIT)
 _EVERY_HAN_LEAD: Final = _repeated(_HAN_LEAD)
 _EVERY_LETTER: Final = _repeated(_LOWER | _UPPER)
 _EVERY_LOWER: Final = _repeated(_LOWER)
+_EVERY_LETTER_LEAD: Final = _repeated(_LETTER_LEAD)
 _EVERY_NEWLINE: Final = _repeated(_NEWLINE)
 _EVERY_NON_ASCII: Final = _repeated(_NON_ASCII)
 _EVERY_PUNCTUATION: Final = _repeated(_PUNCTUATION)
@@ -236,8 +259,9 @@ _UPPER_TO_JOINER: Final = _next_byte(_UPPER, _JOINER)
 # One byte back: a right shift by 8 plus the distance of the flag above the joiner's.
 _LOWER_BACK_TO_JOINER: Final = 8 + _LOWER.bit_length() - _JOINER.bit_length()
 _UPPER_BACK_TO_JOINER: Final = 8 + _UPPER.bit_length() - _JOINER.bit_length()
+# The non-ASCII counts, from ``space_before_non_ascii`` to the last lead pairs.
 _NO_NON_ASCII: Final = (0,) * (
-    len(NEIGHBOUR_NAMES) - NEIGHBOUR_NAMES.index("space_before_non_ascii")
+    NEIGHBOUR_NAMES.index("word_before_newline") - NEIGHBOUR_NAMES.index("space_before_non_ascii")
 )
 
 
@@ -286,10 +310,14 @@ def reference_counts(data: bytes, line_start: bool) -> tuple[int, ...]:
         _bracket_pairs(more_flags),
         *_quote_pairs(data, more_flags, punctuation_pairs),
     )
+    word_newline = _word_before_newline(flags, newlines) if newlines else 0
     if data.isascii():
-        return (*ascii_counts, *_NO_NON_ASCII)
-    non_ascii = flags & _EVERY_NON_ASCII  # one mask for its three neighbours
+        return (*ascii_counts, *_NO_NON_ASCII, word_newline)
     leads = int.from_bytes(data.translate(LEAD_FLAG_TABLE), "little")
+    if newlines:
+        # The letter lead flag (bit 4) one byte on and onto the newline flag (bit 6).
+        word_newline += ((leads & _EVERY_LETTER_LEAD) << (8 + 6 - 4) & newlines).bit_count()
+    non_ascii = flags & _EVERY_NON_ASCII  # one mask for its three neighbours
     return (
         *ascii_counts,
         (spaces << _SPACE_TO_NON_ASCII & non_ascii).bit_count(),
@@ -301,7 +329,19 @@ def reference_counts(data: bytes, line_start: bool) -> tuple[int, ...]:
         _pairs(leads & _EVERY_HAN_LEAD),
         _pairs(leads & _EVERY_THREE_BYTE_LEAD),
         _pairs(leads & _EVERY_THREE_BYTE_SCRIPT_LEAD),
+        word_newline,
     )
+
+
+def _word_before_newline(flags: int, newlines: int) -> int:
+    """Line feeds after an ASCII letter or digit: each of those flags moved one byte on
+    and onto the newline flag (bit 6)."""
+    before = (
+        (flags & _EVERY_LOWER) << (8 + 6 - 4)
+        | (flags & _EVERY_UPPER) << (8 + 6 - 5)
+        | (flags & _EVERY_DIGIT) << (8 + 6 - 0)
+    )
+    return (before & newlines).bit_count()
 
 
 def _punctuation_changes(data: bytes, punctuation_pairs: int) -> tuple[int, int]:
