@@ -643,9 +643,10 @@ def pair_floors(text: str) -> tuple[int, ...]:
     between two characters survives unless the pair is a token, or a longer token is
     built over it, which real text seldom has: the floor was above the exact count of 2
     of 3,947 texts of prose, code, logs, agent traffic and translation catalogs (by one
-    token, of 18 and 28), for one vocabulary each (``benchmarks/tokens_lower_bound.py``).
-    Text built to fool a linear estimate (``"_NR" * n``, ``"'&" * n``, ``"TwIh" * n``)
-    is mostly such boundaries."""
+    token, of 18 and 28), for one vocabulary each (the dev corpus and both halves of the
+    others; ``benchmarks/tokens_lower_bound.py`` measures it on half of them). Text built
+    to fool a linear estimate (``"'&" * n``, ``"{O" * n``, ``"<C" * n``) is mostly such
+    boundaries."""
     if not text:
         return _NO_FLOORS
     data = text.encode("utf-8", "surrogatepass")
