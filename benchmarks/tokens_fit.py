@@ -193,6 +193,7 @@ def probes() -> list[tuple[str, list[str]]]:
         ("far_merging_repeats", ["\u2500" * 1000, "\u2014" * 1000, "\u2026" * 1000]),
         ("other_three_byte", ["\u2550" * 1000, "\u2501" * 1000, "\u2588" * 1000]),
         ("other_three_byte_unmergeable", ["\u200b" * 1000, "\u2060" * 1000, "\u251c" * 1000]),
+        ("quote_alternations", [u * 2000 for u in ("'/", '",', "',", '"/', "';", '"&')]),
         (
             "format_controls",
             [
@@ -319,6 +320,7 @@ RARE_FEATURES = frozenset(
         "far_merging_repeats",
         "short_merging_repeats",
         "format_controls",
+        "quote_alternations",
     )
 )
 OWN_COSTS = {

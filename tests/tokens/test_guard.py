@@ -215,6 +215,10 @@ RNG_SEED = 10
         ('"3A>" * 20', lambda rng: "3A>" * 20),
         # Invisible format controls (direction marks, isolates, word joiners), a token or
         # two each in every vocabulary, which the price of other symbols put at half that.
+        # A quote and another mark alternating: each pair is a token, so only the
+        # alternation tells (cl100k's profile priced "'/" * 40 at 13 of its 41 tokens).
+        ('"\'/" * 40', lambda rng: "'/" * 40),
+        ("'\",' * 40", lambda rng: '",' * 40),
         ("300 left-to-right marks", lambda rng: "\u200e" * 300),
         (
             "invisible format controls between letters",

@@ -87,7 +87,9 @@ def test_compiled_counts_equal_the_definition_on_any_text(text: str, line_start:
         (b" \t\t\n\r", "whitespace_changes", 2),
         (b'"\'""', "mixed_quote_pairs", 2),
         (b"\xd0\xd0\xe4\xe4\xe0\xe1", "three_byte_script_lead_pairs", 1),
-        (b"ab\ncd)\n \n9\n", "word_before_newline", 2),  # after b and 9, not ) or a space
+        (b"ab\ncd)\n \n9\n", "word_before_newline", 2),
+        (b"'/'/'/ --- +-+-", "quote_alternations", 3),  # not without a quote
+        (b'x",",', "quote_alternations", 1),  # after b and 9, not ) or a space
         # After a Cyrillic letter's or a Han character's lead byte, not after that of
         # CJK punctuation and kana (E3) or Armenian (D5), whose full stops share theirs.
         (b"\xd0\n\xe3\n\xe4\n\xd5\n", "word_before_newline", 2),

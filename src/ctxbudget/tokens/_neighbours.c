@@ -75,6 +75,7 @@ enum {
     N_THREE_BYTE_LEAD_PAIRS,
     N_THREE_BYTE_SCRIPT_LEAD_PAIRS,
     N_WORD_BEFORE_NEWLINE,
+    N_QUOTE_ALTERNATIONS,
     N_COUNTS
 };
 
@@ -235,13 +236,17 @@ neighbours_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 /* What a matching pair of `b` after `pb` (itself after `ppb`, or -1 where `pb` is the
  * first byte) adds beyond its kinds' own counts. */
 static void
-look_closer(const Neighbours *self, Py_ssize_t *n, uint32_t kinds, int b, int pb, int ppb)
+look_closer(const Neighbours *self, Py_ssize_t *n, uint32_t kinds, int b, int pb, int ppb,
+            int pppb)
 {
     unsigned ppf = ppb < 0 ? 0 : self->flags[ppb];
     if (kinds & BIT(P_UPPER_LOWER)) {
         n[N_UPPER_PAIRS_BEFORE_LOWER] += (ppf & F_UPPER) != 0;
     }
     if (kinds & BIT(P_PUNCTUATION)) {
+        /* Two punctuation marks alternating, one a quote: "'/'/", the fourth on. */
+        n[N_QUOTE_ALTERNATIONS] += b != pb && b == ppb && pb == pppb &&
+                                   ((self->more[b] | self->more[pb]) & M_QUOTE);
         n[N_PUNCTUATION_CHANGES] += b != pb;
         n[N_PUNCTUATION_PAIRS_WITH_QUOTE] += ((self->more[b] | self->more[pb]) & M_QUOTE) != 0;
     }
@@ -311,7 +316,8 @@ neighbours_counts(Neighbours *self, PyObject *const *args, Py_ssize_t nargs)
     for (Py_ssize_t i = 1; i < size; i++) {
         uint32_t kinds = self->first[data[i - 1]] & self->second[data[i]];
         if (kinds) {
-            look_closer(self, n, kinds, data[i], data[i - 1], i >= 2 ? data[i - 2] : -1);
+            look_closer(self, n, kinds, data[i], data[i - 1], i >= 2 ? data[i - 2] : -1,
+                        i >= 3 ? data[i - 3] : -2);
         }
     }
     return tuple_of(n, N_COUNTS);

@@ -84,6 +84,7 @@ NEIGHBOUR_NAMES: Final = (
     "three_byte_lead_pairs",
     "three_byte_script_lead_pairs",
     "word_before_newline",
+    "quote_alternations",
 )
 """What each count is, in order (each pair is "a byte of the second class right after
 one of the first"):
@@ -110,7 +111,9 @@ or digit, or after a character of a lead byte of letters (the letter lead flag: 
 Greek, Cyrillic, Hebrew, Arabic, Indic, Thai, Han, Hangul; not Armenian); after
 punctuation or a space the vocabularies join it to what comes before (``")\n"``,
 ``" \n"`` are tokens), and where a script's full stop shares its lead byte with the
-line's last letters ("。", "։", "።"), the lead byte cannot tell the two apart."""
+line's last letters ("。", "։", "።"), the lead byte cannot tell the two apart;
+``quote_alternations``: two punctuation marks, one of them a quote, alternating (``'/'/``,
+``",",``), from the fourth on."""
 
 ASCII_PUNCTUATION: Final = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 # Control characters are punctuation to every pre-tokenizer (not letters, digits or
@@ -284,7 +287,9 @@ def reference_counts(data: bytes, line_start: bool) -> tuple[int, ...]:
     double_spaces = spaces & previous
     punctuation_pairs = punctuation & previous
     # Each shift is a pass over the text: none where its partner class is absent.
-    changes, same = _punctuation_changes(data, punctuation_pairs) if punctuation_pairs else (0, 0)
+    changes, same, changes_mask = (
+        _punctuation_changes(data, punctuation_pairs) if punctuation_pairs else (0, 0, 0)
+    )
     more_flags = int.from_bytes(data.translate(MORE_FLAG_TABLE), "little")
     # The newline flag on every byte that starts a line (an AND, not a shift).
     line_starts = previous & _EVERY_NEWLINE | (_NEWLINE if line_start else 0)
@@ -311,8 +316,11 @@ def reference_counts(data: bytes, line_start: bool) -> tuple[int, ...]:
         *_quote_pairs(data, more_flags, punctuation_pairs),
     )
     word_newline = _word_before_newline(flags, newlines) if newlines else 0
+    alternations = (
+        _quote_alternations(data, more_flags, changes_mask, punctuation) if changes else 0
+    )
     if data.isascii():
-        return (*ascii_counts, *_NO_NON_ASCII, word_newline)
+        return (*ascii_counts, *_NO_NON_ASCII, word_newline, alternations)
     leads = int.from_bytes(data.translate(LEAD_FLAG_TABLE), "little")
     if newlines:
         # The letter lead flag (bit 4) one byte on and onto the newline flag (bit 6).
@@ -330,7 +338,30 @@ def reference_counts(data: bytes, line_start: bool) -> tuple[int, ...]:
         _pairs(leads & _EVERY_THREE_BYTE_LEAD),
         _pairs(leads & _EVERY_THREE_BYTE_SCRIPT_LEAD),
         word_newline,
+        alternations,
     )
+
+
+def _quote_alternations(data: bytes, more_flags: int, changed: int, punctuation: int) -> int:
+    """Punctuation bytes that differ from the one before (``changed``, on the punctuation
+    flag, bit 1), equal the one two before, whose predecessor equals the one three
+    before (punctuation too), and where one of the two is a quote: "'/'/" from its
+    fourth byte on."""
+    if b"'" not in data and b'"' not in data:
+        return 0
+    codes = int.from_bytes(data, "little")
+    # As in ``_punctuation_changes``: bit 7 is set where a byte differs from the one two
+    # before, which the 7-bit compare tells only where both are ASCII: the four bytes
+    # are punctuation (``changed`` at this byte and the one before, ``punctuation`` three
+    # bytes back), so they are.
+    sevens = _EVERY_7F >> 8 * (PIECE - len(data))
+    differs = ((codes ^ (codes << 16)) & _EVERY_7F) + sevens >> 6
+    # A change whose byte equals the one two before, the same one byte on, and a quote
+    # (bit 4 of ``more_flags``, onto bit 1) on either side of the change.
+    repeat = changed & ~differs
+    quotes = (more_flags & _EVERY_QUOTE) >> 3
+    four = repeat & repeat << 8 & punctuation << 24
+    return (four & (quotes | quotes << 8)).bit_count()
 
 
 def _word_before_newline(flags: int, newlines: int) -> int:
@@ -344,9 +375,10 @@ def _word_before_newline(flags: int, newlines: int) -> int:
     return (before & newlines).bit_count()
 
 
-def _punctuation_changes(data: bytes, punctuation_pairs: int) -> tuple[int, int]:
-    """Punctuation bytes preceded by a *different* punctuation byte (a count), and those
-    preceded by the same one (a mask on the punctuation flag).
+def _punctuation_changes(data: bytes, punctuation_pairs: int) -> tuple[int, int, int]:
+    """Punctuation bytes preceded by a *different* punctuation byte (a count), those
+    preceded by the same one (a mask on the punctuation flag), and the different ones
+    (a mask on the same flag).
 
     Punctuation (and control) characters are ASCII, so where both neighbours are, the
     bytes XORed with the bytes shifted one byte on are below 0x80, and 0 exactly where
@@ -359,7 +391,7 @@ def _punctuation_changes(data: bytes, punctuation_pairs: int) -> tuple[int, int]
     different = ((codes ^ (codes << 8)) & _EVERY_7F) + (_EVERY_7F >> 8 * (PIECE - len(data)))
     # Bit 7 of ``different`` lands on the punctuation flag (bit 1).
     changed = different >> 6 & punctuation_pairs
-    return changed.bit_count(), punctuation_pairs ^ changed
+    return changed.bit_count(), punctuation_pairs ^ changed, changed
 
 
 def _short_merging_triples(same: int, more_flags: int) -> int:
