@@ -233,8 +233,9 @@ neighbours_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     return (PyObject *)self;
 }
 
-/* What a matching pair of `b` after `pb` (itself after `ppb`, or -1 where `pb` is the
- * first byte) adds beyond its kinds' own counts. */
+/* What a matching pair of `b` after `pb` adds beyond its kinds' own counts; `ppb` and
+ * `pppb` are the two bytes before `pb`, -1 and -2 (no byte's value) where the data
+ * starts later. */
 static void
 look_closer(const Neighbours *self, Py_ssize_t *n, uint32_t kinds, int b, int pb, int ppb,
             int pppb)
