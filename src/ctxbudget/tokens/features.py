@@ -939,7 +939,6 @@ def _uncommon_camel_parts(other_words: list[bytes], common_parts: frozenset[byte
     return len(parts) - sum(map(common_parts.__contains__, parts))
 
 
-_BEFORE_LINE_END: Final = FEATURE_NAMES.index("spaces_before_line_end")
 # An apostrophe between a letter and one of these endings, then no letter: "Let's",
 # "don't", "I'll", which o200k spends one token on and cl100k two ("Let", "'s").
 _CONTRACTION_ENDINGS: Final = ("s", "t", "ll", "re", "ve", "m", "d")

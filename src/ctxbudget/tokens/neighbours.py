@@ -32,6 +32,7 @@ import operator
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
+from types import ModuleType
 from typing import Final
 
 __all__ = [
@@ -512,15 +513,25 @@ Counts = Callable[[bytes, bool], tuple[int, ...]]
 """A function of ``data`` and ``line_start`` to the counts of ``NEIGHBOUR_NAMES``."""
 
 
-def _compiled() -> Counts | None:
-    """The C extension's counts, for this module's tables; None where the package was
+def _extension() -> ModuleType | None:
+    """The C extension; None, with the ``NOT_BUILT`` warning, where the package was
     installed without it."""
     try:
         from ctxbudget.tokens import _neighbours
     except ImportError:
-        warnings.warn(NOT_BUILT, RuntimeWarning, stacklevel=2)
+        warnings.warn(NOT_BUILT, RuntimeWarning, stacklevel=3)
         return None
-    return _neighbours.Neighbours(FLAG_TABLE, MORE_FLAG_TABLE, LEAD_FLAG_TABLE).counts
+    return _neighbours
+
+
+def _compiled() -> Counts | None:
+    """The C extension's counts, for this module's tables; None where the package was
+    installed without it."""
+    extension = _extension()
+    if extension is None:
+        return None
+    counts: Counts = extension.Neighbours(FLAG_TABLE, MORE_FLAG_TABLE, LEAD_FLAG_TABLE).counts
+    return counts
 
 
 compiled_counts: Final = _compiled()
@@ -538,9 +549,8 @@ UnmergedPairs = Callable[[bytes], tuple[int, ...]]
 def unmerged_pairs_counter(table: bytes, vocabularies: int) -> UnmergedPairs:
     """``reference_unmerged_pairs`` for ``table`` and ``vocabularies``, computed by the C
     extension where it is built (its own copy of the table, read in one pass)."""
-    try:
-        from ctxbudget.tokens import _neighbours
-    except ImportError:
-        warnings.warn(NOT_BUILT, RuntimeWarning, stacklevel=2)
+    extension = _extension()
+    if extension is None:
         return functools.partial(reference_unmerged_pairs, table, vocabularies)
-    return _neighbours.UnmergedPairs(table, vocabularies).counts
+    counts: UnmergedPairs = extension.UnmergedPairs(table, vocabularies).counts
+    return counts
