@@ -30,6 +30,7 @@ import os
 import random
 import string
 import sys
+import unicodedata
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -38,7 +39,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from ctxbudget.tokens import FEATURE_NAMES, Profile, fit_profile, save_profile, text_features
-from ctxbudget.tokens.features import FLOOR_VOCABULARIES
+from ctxbudget.tokens.features import _FORMAT_CONTROLS, FLOOR_VOCABULARIES
 from tokens_corpus import (
     PER_LOCALE,
     Sample,
@@ -87,19 +88,12 @@ def _words(rng: random.Random, first: int, last: int, size: int) -> str:
     return " ".join("".join(rng.choices(letters, k=rng.randrange(2, 10))) for _ in range(size // 6))
 
 
-# The characters of the ``format_controls`` feature (assigned ones).
+# The characters of the ``format_controls`` feature, read off its pattern (the assigned
+# ones of General Punctuation), so that the probe and the feature cannot drift apart.
 FORMAT_CONTROLS = "".join(
-    map(
-        chr,
-        (
-            0x200B,
-            0x200E,
-            0x200F,
-            *range(0x202A, 0x202F),
-            *range(0x2060, 0x2065),
-            *range(0x2066, 0x2070),
-        ),
-    )
+    c
+    for c in map(chr, range(0x2000, 0x2100))
+    if _FORMAT_CONTROLS.fullmatch(c) and unicodedata.category(c) != "Cn"
 )
 
 
