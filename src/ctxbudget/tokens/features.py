@@ -37,6 +37,7 @@ vocabularies hold inside tokens (``unlearned_pairs``, ``learned_letter_joins``).
 
 from __future__ import annotations
 
+import base64
 import functools
 import json
 import operator
@@ -565,7 +566,10 @@ def _tables() -> _Tables:
         mergeable_pairs=_two_by_two(tables["mergeable_pairs"]),
         letter_joins=_two_by_two(tables["letter_joins"]),
         unmerged_pairs=unmerged_pairs_counter(
-            unmerged_pair_table([tables["ascii_pair_tokens"][v] for v in FLOOR_VOCABULARIES]),
+            unmerged_pair_table(
+                [tables["ascii_pair_tokens"][v] for v in FLOOR_VOCABULARIES],
+                [base64.b64decode(tables["joined_byte_pairs"][v]) for v in FLOOR_VOCABULARIES],
+            ),
             len(FLOOR_VOCABULARIES),
         ),
     )
@@ -640,24 +644,26 @@ def _camel_spellings(common_words: list[str]) -> frozenset[bytes]:
 
 def pair_floors(text: str) -> tuple[int, ...]:
     """Per vocabulary of ``FLOOR_VOCABULARIES``, a count it does not go below on real
-    text: one plus the adjacent pairs of ASCII characters of ``text`` that are none of
-    its two-character tokens (``ascii_pair_tokens`` in ``data/feature_tables.json``), an
-    apostrophe next to a letter and a capital after a lower-case letter left out
-    (``unmerged_pair_table``); 0 for empty text.
+    text: one plus the token boundaries of ``text`` its tokens show
+    (``unmerged_pair_table``); 0 for empty text. A boundary is an adjacent pair of ASCII
+    characters that is none of its two-character tokens (``ascii_pair_tokens`` in
+    ``data/feature_tables.json``; an apostrophe next to a letter and a capital after a
+    lower-case letter left out), or a pair of bytes beyond ASCII, within a character or
+    between two, that none of its tokens spans (``joined_byte_pairs``: a character it
+    spends two tokens on, "ó" before a tab, a private-use character before a letter).
 
     BPE only ever merges two adjacent tokens into one of its tokens, so the boundary
     between two characters survives unless the pair is a token, or a longer token is
     built over it, which real text seldom has: the floor was above the exact count of 2
     of 3,947 texts of prose, code, logs, agent traffic and translation catalogs (by one
     token, of 18 and 28), for one vocabulary each (the dev corpus and both halves of the
-    others; ``benchmarks/tokens_lower_bound.py`` measures it on half of them). Text built
-    to fool a linear estimate (``"'&" * n``, ``"{O" * n``, ``"<C" * n``) is mostly such
+    others; ``benchmarks/tokens_lower_bound.py`` measures it on half of them). A pair
+    beyond ASCII no token spans is a boundary whatever the text. Text built to fool a
+    linear estimate (``"'&" * n``, ``"{O" * n``, ``"ó\\t" * n``) is mostly such
     boundaries."""
     if not text:
         return _NO_FLOORS
     data = text.encode("utf-8", "surrogatepass")
-    if not text.isascii():
-        data = data.translate(None, _CONTINUATION)
     return tuple(n + 1 for n in _tables().unmerged_pairs(data))
 
 

@@ -29,9 +29,10 @@ import collections
 import functools
 import itertools
 import operator
+import re
 import sys
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import ModuleType
 from typing import Final
 
@@ -44,6 +45,7 @@ __all__ = [
     "UnmergedPairs",
     "byte_span",
     "compiled_counts",
+    "joined_pair_bitmap",
     "neighbour_counts",
     "reference_counts",
     "reference_unmerged_pairs",
@@ -456,18 +458,36 @@ def _quote_pairs(data: bytes, more_flags: int, punctuation_pairs: int) -> tuple[
     return quote_pairs.bit_count(), with_quote, mixed
 
 
-def unmerged_pair_table(pair_tokens: Sequence[str]) -> bytes:
+def unmerged_pair_table(
+    pair_tokens: Sequence[str], joined_pairs: Sequence[bytes] | None = None
+) -> bytes:
     """The table of ``unmerged_pairs``: one byte per pair of bytes, at the pair read as a
     little-endian 16-bit number (the first | the second << 8), with bit ``v`` set where
-    the two are ASCII characters that are not a token of vocabulary ``v``
-    (``pair_tokens[v]``: its two-character tokens, concatenated; at most 8 vocabularies).
-    Two kinds of pair are left out, as longer tokens are built over them in real text: an
-    apostrophe next to a letter (contractions: "I've" is one token of o200k, built over
-    "I'") and a capital after a lower-case letter (camelCase: "CommandLine", "JavaScript"
-    and "GitHub" are tokens of cl100k; counted, such pairs put the floor above the exact
-    count of 5 of 3,947 texts of prose, code and agent traffic, and left out, of 2)."""
+    the pair is a token boundary of vocabulary ``v`` (at most 8 vocabularies).
+
+    Pairs of ASCII characters: those that are not a two-character token of the
+    vocabulary (``pair_tokens[v]``: its two-character tokens, concatenated). Two kinds of
+    pair are left out, as longer tokens are built over them in real text: an apostrophe
+    next to a letter (contractions: "I've" is one token of o200k, built over "I'") and a
+    capital after a lower-case letter (camelCase: "CommandLine", "JavaScript" and
+    "GitHub" are tokens of cl100k; counted, such pairs put the floor above the exact
+    count of 5 of 3,947 texts of prose, code and agent traffic, and left out, of 2).
+
+    Every other pair: those that no token of the vocabulary can span, read off its
+    tokens' bytes (``joined_pairs[v]``, a bitmap of 65536 bits, ``joined_pair_bitmap``;
+    without it, none is a boundary). Two readings of one table: bytes as they stand
+    (``b3 09``, the end of "ó" before a tab), and, where the second byte starts a
+    character, the lead byte of the character before it instead of its last byte
+    (``c3 09``: any character of U+00C0-U+00FF before a tab); a boundary in either is
+    one. Unlike the ASCII rule, this one is exact: a token that spans the pair holds
+    both bytes."""
     if len(pair_tokens) > 8:
         raise ValueError("at most 8 vocabularies fit the bits of a byte")
+    if joined_pairs is not None and (
+        len(joined_pairs) != len(pair_tokens)
+        or any(len(bitmap) != 1 << 13 for bitmap in joined_pairs)
+    ):
+        raise ValueError("joined_pairs needs a bitmap of 65536 bits (8192 bytes) a vocabulary")
     tokens = [frozenset(t[i : i + 2] for i in range(0, len(t), 2)) for t in pair_tokens]
     table = bytearray(1 << 16)
     for a, b in itertools.product(range(0x80), repeat=2):
@@ -477,17 +497,63 @@ def unmerged_pair_table(pair_tokens: Sequence[str]) -> bytes:
             continue
         for v, own in enumerate(tokens):
             table[a | b << 8] |= (pair not in own) << v
-    return bytes(table)
+    boundaries = int.from_bytes(table, "little")
+    for v, bitmap in enumerate(joined_pairs or ()):
+        # One byte (0 or 1) per pair from one bit, the pairs of ASCII left out.
+        unjoined = b"".join(_BITS_AS_BYTES[~bits & 0xFF] for bits in bitmap)
+        boundaries |= (int.from_bytes(unjoined, "little") & _NOT_ASCII_PAIRS) << v
+    return boundaries.to_bytes(1 << 16, "little")
+
+
+def joined_pair_bitmap(token_bytes: Iterable[bytes]) -> bytes:
+    """The bitmap ``unmerged_pair_table`` reads for one vocabulary, from the bytes of
+    each of its tokens: bit ``a | b << 8`` set where some token holds byte ``a`` then
+    byte ``b``, and, where ``b`` starts a character (is no continuation byte), where
+    some token holds a character whose lead byte is ``a`` before it (a token that starts
+    inside a character, its lead byte unseen, sets the pair for every lead byte)."""
+    joined = bytearray(1 << 13)
+
+    def join(key: int) -> None:
+        joined[key >> 3] |= 1 << (key & 7)
+
+    for token in token_bytes:
+        lead = -1  # the lead byte of the character the token is in; -1: unseen
+        for a, b in itertools.pairwise(token):
+            if not _CONTINUATION_BYTE[a]:
+                lead = a
+            join(a | b << 8)
+            if _CONTINUATION_BYTE[b] or not _CONTINUATION_BYTE[a]:
+                continue
+            for first in range(0xC0, 0x100) if lead < 0 else (lead,):
+                join(first | b << 8)
+    return bytes(joined)
+
+
+_CONTINUATION_BYTE: Final = bytes(0x80 <= b < 0xC0 for b in range(256))
+# Each byte as its eight bits, low bit first, a byte (0 or 1) each.
+_BITS_AS_BYTES: Final = tuple(bytes(b >> i & 1 for i in range(8)) for b in range(256))
+# 1 in the byte of every pair with a byte beyond ASCII, 0 in those of pairs of ASCII.
+_NOT_ASCII_PAIRS: Final = int.from_bytes(
+    bytes(bool(key & 0x8080) for key in range(1 << 16)), "little"
+)
+
+# The last continuation byte of a character and the byte after it, which starts the
+# next character, with the lead byte of the first: where the table is read twice.
+_CHARACTER_ENDS: Final = re.compile(rb"([^\x80-\xbf])[\x80-\xbf]*([\x80-\xbf])(?=([^\x80-\xbf]))")
 
 
 def reference_unmerged_pairs(table: bytes, vocabularies: int, data: bytes) -> tuple[int, ...]:
     """Per vocabulary (bit of ``table``, ``unmerged_pair_table``), the adjacent pairs of
-    ``data`` (one byte per character, any length) that its bit marks: pairs of ASCII
-    characters that are no token of it. One more than that is a count the vocabulary
-    seldom goes below: BPE only ever merges two adjacent tokens into one of its tokens,
-    so the boundary between two characters survives unless the pair is a token, or a
-    longer token is built over it."""
+    ``data`` (UTF-8, any length) that its bit marks: each pair of bytes as it stands
+    and, where a character of several bytes ends before another character, the lead
+    byte of the first with the first byte of the second as well (a boundary if either
+    is one). One more than that is a count the vocabulary seldom goes below: BPE only
+    ever merges two adjacent tokens into one of its tokens, so a boundary no token
+    spans survives."""
     masks = collections.Counter(map(table.__getitem__, _pair_indexes(data, sys.byteorder)))
+    for lead, last, after in _CHARACTER_ENDS.findall(data):
+        second = after[0] << 8
+        masks[table[lead[0] | second] & ~table[last[0] | second]] += 1
     return tuple(sum(n for mask, n in masks.items() if mask >> v & 1) for v in range(vocabularies))
 
 
