@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import operator
@@ -28,7 +29,7 @@ from ctxbudget.tokens import (
     save_profile,
     text_features,
 )
-from ctxbudget.tokens.features import _PIECE, FLOOR_VOCABULARIES, _tables, pair_floors
+from ctxbudget.tokens.features import _PIECE, FLOOR_VOCABULARIES, pair_floors
 
 PROPERTIES = settings(max_examples=150, deadline=None)
 # Text from every script and class the features tell apart, control characters and
@@ -747,10 +748,17 @@ def pairs(text: str, first: Test, second: Test) -> int:
     return sum(1 for x, y in pairwise(text) if first(x) and second(y))
 
 
+@functools.cache
+def _common_words() -> frozenset[bytes]:
+    """The shipped common-word table (``data/feature_tables.json``)."""
+    path = resources.files("ctxbudget.tokens").joinpath("data/feature_tables.json")
+    return frozenset(w.encode() for w in json.loads(path.read_text("utf-8"))["common_words"])
+
+
 def short_other_words(text: str) -> str:
     """``text`` with the letters of common words and of words longer than 16 letters
     turned into spaces: rare letters and triples count the other words only."""
-    common = _tables().common_words
+    common = _common_words()
     text = CONTRACTION.sub(lambda m: " " * len(m.group()), text)
     return re.sub(
         "[A-Za-z]+",

@@ -442,6 +442,303 @@ static PyType_Spec unmerged_spec = {
     .slots = unmerged_slots,
 };
 
+/* Words: the word counts of ctxbudget.tokens.words (`reference_word_counts` there
+ * defines them, `WORD_COUNT_NAMES` names them in order). A word is a run of ASCII
+ * letters; it is looked up in a hash table of the common words built once, with no
+ * object made per word. */
+
+typedef struct {
+    uint32_t hash;
+    uint32_t length; /* 0: an empty slot (no word is empty) */
+    Py_ssize_t offset; /* of the word's bytes in the arena */
+} WordSlot;
+
+typedef struct {
+    WordSlot *slots;
+    size_t mask;
+    unsigned char *arena;
+} WordTable;
+
+static uint32_t
+word_hash(const unsigned char *word, Py_ssize_t length)
+{
+    uint32_t hash = 2166136261u; /* FNV-1a */
+    for (Py_ssize_t i = 0; i < length; i++) {
+        hash = (hash ^ word[i]) * 16777619u;
+    }
+    return hash;
+}
+
+static int
+word_table_holds(const WordTable *table, const unsigned char *word, Py_ssize_t length)
+{
+    uint32_t hash = word_hash(word, length);
+    for (size_t i = hash & table->mask;; i = (i + 1) & table->mask) {
+        const WordSlot *slot = &table->slots[i];
+        if (slot->length == 0) {
+            return 0;
+        }
+        if (slot->hash == hash && slot->length == (uint32_t)length &&
+            memcmp(table->arena + slot->offset, word, (size_t)length) == 0) {
+            return 1;
+        }
+    }
+}
+
+static void
+word_table_free(WordTable *table)
+{
+    PyMem_Free(table->slots);
+    PyMem_Free(table->arena);
+    table->slots = NULL;
+    table->arena = NULL;
+}
+
+/* The table of the bytes objects of `words` (any iterable), or -1 with an exception. */
+static int
+word_table_fill(WordTable *table, PyObject *words)
+{
+    PyObject *items = PySequence_Fast(words, "Words takes collections of bytes");
+    if (items == NULL) {
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(items), total = 0;
+    PyObject **item = PySequence_Fast_ITEMS(items);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!PyBytes_Check(item[i]) || PyBytes_GET_SIZE(item[i]) > UINT32_MAX) {
+            PyErr_SetString(PyExc_TypeError, "Words takes collections of bytes");
+            Py_DECREF(items);
+            return -1;
+        }
+        total += PyBytes_GET_SIZE(item[i]);
+    }
+    size_t size = 16;
+    while (size < (size_t)n * 2) {
+        size <<= 1;
+    }
+    table->mask = size - 1;
+    table->slots = PyMem_Calloc(size, sizeof(WordSlot));
+    table->arena = PyMem_Malloc(total > 0 ? (size_t)total : 1);
+    if (table->slots == NULL || table->arena == NULL) {
+        word_table_free(table);
+        Py_DECREF(items);
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t offset = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const unsigned char *word = (const unsigned char *)PyBytes_AS_STRING(item[i]);
+        Py_ssize_t length = PyBytes_GET_SIZE(item[i]);
+        if (length == 0 || word_table_holds(table, word, length)) {
+            continue;
+        }
+        uint32_t hash = word_hash(word, length);
+        size_t j = hash & table->mask;
+        while (table->slots[j].length != 0) {
+            j = (j + 1) & table->mask;
+        }
+        memcpy(table->arena + offset, word, (size_t)length);
+        table->slots[j] = (WordSlot){hash, (uint32_t)length, offset};
+        offset += length;
+    }
+    Py_DECREF(items);
+    return 0;
+}
+
+typedef struct {
+    PyObject_HEAD
+    WordTable words;
+    WordTable parts;
+    unsigned char rare[256];
+    unsigned char consonant[256];
+    Py_ssize_t cap, long_word, long_run;
+} Words;
+
+static void
+words_dealloc(Words *self)
+{
+    PyTypeObject *type = Py_TYPE(self);
+    word_table_free(&self->words);
+    word_table_free(&self->parts);
+    type->tp_free((PyObject *)self);
+    Py_DECREF(type);
+}
+
+static PyObject *
+words_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    PyObject *words, *parts;
+    Py_buffer rare, consonant;
+    Py_ssize_t cap, long_word, long_run;
+    static char *names[] = {"common_words", "common_parts", "rare_flags", "consonant_flags",
+                            "cap", "long_word", "long_run", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOy*y*nnn:Words", names, &words, &parts,
+                                     &rare, &consonant, &cap, &long_word, &long_run)) {
+        return NULL;
+    }
+    Words *self = NULL;
+    if (rare.len != 256 || consonant.len != 256 || cap < 0 || long_word < 0 || long_run < 0) {
+        PyErr_SetString(PyExc_ValueError,
+                        "Words takes two flag tables of 256 bytes and counts of 0 or more");
+        goto done;
+    }
+    self = (Words *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        goto done;
+    }
+    memcpy(self->rare, rare.buf, 256);
+    memcpy(self->consonant, consonant.buf, 256);
+    self->cap = cap;
+    self->long_word = long_word;
+    self->long_run = long_run;
+    if (word_table_fill(&self->words, words) < 0 || word_table_fill(&self->parts, parts) < 0) {
+        Py_CLEAR(self);
+    }
+done:
+    PyBuffer_Release(&rare);
+    PyBuffer_Release(&consonant);
+    return (PyObject *)self;
+}
+
+#define IS_LOWER(b) ((b) >= 'a' && (b) <= 'z')
+#define IS_UPPER(b) ((b) >= 'A' && (b) <= 'Z')
+#define IS_LETTER(b) (IS_LOWER(b) || IS_UPPER(b))
+
+enum {
+    W_WORDS,
+    W_OTHER_WORDS,
+    W_OTHER_LETTERS,
+    W_CAPPED_LETTERS,
+    W_LONG_RUN_LETTERS,
+    W_RARE_LETTERS,
+    W_CONSONANT_TRIPLES,
+    W_UNCOMMON_CAMEL_PARTS,
+    W_MIXED_CASE_LONG_WORD_LETTERS,
+    W_COUNTS
+};
+
+/* The parts of a mixed-case word (a capital and the lower-case letters after it, a
+ * run of lower-case letters, or a run of capitals not followed by a lower-case letter:
+ * the last capital before one starts the next part) not in `parts`. */
+static Py_ssize_t
+uncommon_parts(const WordTable *parts, const unsigned char *word, Py_ssize_t length)
+{
+    Py_ssize_t uncommon = 0;
+    for (Py_ssize_t p = 0, q; p < length; p = q) {
+        q = p + 1;
+        if (IS_UPPER(word[p]) && !(q < length && IS_LOWER(word[q]))) {
+            while (q < length && IS_UPPER(word[q])) {
+                q++;
+            }
+            q -= q < length; /* a lower-case letter follows: its capital goes with it */
+        }
+        else {
+            while (q < length && IS_LOWER(word[q])) {
+                q++;
+            }
+        }
+        uncommon += !word_table_holds(parts, word + p, q - p);
+    }
+    return uncommon;
+}
+
+/* Adds the counts of one word that is not common. */
+static void
+count_other_word(const Words *self, const unsigned char *word, Py_ssize_t length, int mixed,
+                 Py_ssize_t *n)
+{
+    n[W_OTHER_WORDS]++;
+    n[W_OTHER_LETTERS] += length;
+    n[W_CAPPED_LETTERS] += length < self->cap ? length : self->cap;
+    if (length > self->long_word) {
+        for (Py_ssize_t j = 0, k; j < length; j = k) { /* runs of one case */
+            int upper = IS_UPPER(word[j]);
+            for (k = j + 1; k < length && IS_UPPER(word[k]) == upper; k++) {
+            }
+            if (k - j > self->long_run) {
+                n[W_LONG_RUN_LETTERS] += k - j - self->long_run;
+            }
+        }
+    }
+    else {
+        for (Py_ssize_t j = 0; j < length; j++) {
+            n[W_RARE_LETTERS] += self->rare[word[j]];
+            n[W_CONSONANT_TRIPLES] += j >= 2 && self->consonant[word[j]] &&
+                                      self->consonant[word[j - 1]] && self->consonant[word[j - 2]];
+        }
+    }
+    if (!mixed) {
+        return;
+    }
+    Py_ssize_t capitals = 0;
+    for (Py_ssize_t j = 0; j < length; j++) {
+        capitals += IS_UPPER(word[j]);
+    }
+    int title = capitals == 1 && IS_UPPER(word[0]);
+    if (capitals == 0 || capitals == length || title) {
+        return;
+    }
+    n[W_UNCOMMON_CAMEL_PARTS] += uncommon_parts(&self->parts, word, length);
+    if (length > self->long_word) {
+        n[W_MIXED_CASE_LONG_WORD_LETTERS] += length - self->long_word;
+    }
+}
+
+static PyObject *
+words_counts(Words *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyBytes_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "counts(spelled: bytes, mixed: bool)");
+        return NULL;
+    }
+    int mixed = PyObject_IsTrue(args[1]);
+    if (mixed < 0) {
+        return NULL;
+    }
+    const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    Py_ssize_t size = PyBytes_GET_SIZE(args[0]);
+    Py_ssize_t n[W_COUNTS] = {0};
+    for (Py_ssize_t i = 0; i < size;) {
+        if (!IS_LETTER(data[i])) {
+            i++;
+            continue;
+        }
+        Py_ssize_t start = i;
+        while (i < size && IS_LETTER(data[i])) {
+            i++;
+        }
+        n[W_WORDS]++;
+        if (!word_table_holds(&self->words, data + start, i - start)) {
+            count_other_word(self, data + start, i - start, mixed, n);
+        }
+    }
+    return tuple_of(n, W_COUNTS);
+}
+
+static PyMethodDef words_methods[] = {
+    {"counts", (PyCFunction)(void (*)(void))words_counts, METH_FASTCALL,
+     "counts(spelled, mixed) -> tuple\n\n"
+     "The counts of ctxbudget.tokens.words.reference_word_counts."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot words_slots[] = {
+    {Py_tp_new, words_new},
+    {Py_tp_dealloc, words_dealloc},
+    {Py_tp_methods, words_methods},
+    {Py_tp_doc, "Words(common_words, common_parts, rare_flags, consonant_flags, cap, "
+                "long_word, long_run)\n\n"
+                "The word counts of ctxbudget.tokens.words.reference_word_counts."},
+    {0, NULL},
+};
+
+static PyType_Spec words_spec = {
+    .name = "ctxbudget.tokens._neighbours.Words",
+    .basicsize = sizeof(Words),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = words_slots,
+};
+
 static int
 add_type(PyObject *module, PyType_Spec *spec, const char *name)
 {
@@ -460,7 +757,10 @@ module_exec(PyObject *module)
     if (add_type(module, &neighbours_spec, "Neighbours") < 0) {
         return -1;
     }
-    return add_type(module, &unmerged_spec, "UnmergedPairs");
+    if (add_type(module, &unmerged_spec, "UnmergedPairs") < 0) {
+        return -1;
+    }
+    return add_type(module, &words_spec, "Words");
 }
 static struct PyModuleDef_Slot module_slots[] = {
     {Py_mod_exec, module_exec},

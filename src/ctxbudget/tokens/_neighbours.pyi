@@ -9,3 +9,16 @@ class Neighbours:
 class UnmergedPairs:
     def __init__(self, table: bytes, vocabularies: int) -> None: ...
     def counts(self, data: bytes, /) -> tuple[int, ...]: ...
+
+class Words:
+    def __init__(
+        self,
+        common_words: frozenset[bytes],
+        common_parts: frozenset[bytes],
+        rare_flags: bytes,
+        consonant_flags: bytes,
+        cap: int,
+        long_word: int,
+        long_run: int,
+    ) -> None: ...
+    def counts(self, spelled: bytes, mixed: bool, /) -> tuple[int, ...]: ...

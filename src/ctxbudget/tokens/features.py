@@ -13,7 +13,8 @@ the Unicode blocks). Then:
   each in a translation that also drops every character of no such class, so
   each ``bytes.count`` runs over a short string; a third translation, of the non-ASCII
   characters alone, gives their scripts;
-* ASCII words come from ``split()`` and are looked up in a set, in C (``filterfalse``).
+* ASCII words are ``words``: one pass in C that looks each up in a hash table of the
+  common words, where the extension is built, else ``split()`` and set lookups.
 
 Only Han ideographs and costly characters are classified one by one, by compiled
 regular expressions over the non-ASCII part of the text, each written so that it
@@ -45,7 +46,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
-from itertools import compress, filterfalse
 from types import MappingProxyType
 from typing import Final
 
@@ -60,6 +60,7 @@ from ctxbudget.tokens.neighbours import (
     unmerged_pair_table,
     unmerged_pairs_counter,
 )
+from ctxbudget.tokens.words import CAP, RARE_LETTERS, WordCounts, word_counter
 
 __all__ = [
     "FEATURE_NAMES",
@@ -175,7 +176,7 @@ FEATURE_NAMES: Final = (
 ``common_words`` / ``other_words``: runs of ASCII letters in / not in the common-word
 table; ``other_word_letters_capped`` counts at most 4 letters a word, so that the fit can
 make long identifiers cost less than their length. ``rare_letters`` (j k q v w x y z)
-and ``consonant_triples`` (both in the other words of at most ``_LONG_WORD`` letters:
+and ``consonant_triples`` (both in the other words of at most ``LONG_WORD`` letters:
 a common word is one token whatever its letters, a long one is priced by its length)
 flag letter runs that are not English words (identifiers, other languages, encoded
 text), which split into more pieces; ``case_switches`` (lower-case then upper-case) marks
@@ -203,7 +204,7 @@ token as they would the LF alone and DeepSeek V4 does not (a token more); not co
 as ``whitespace_changes``; ``carriage_returns``: the other CR characters, followed by
 anything but a LF, a token each in every vocabulary (a CR that ends the text is
 neither yet, so that appending text never lowers a count). ``long_run_letters``: letters
-beyond the ``_LONG_RUN``-th of a run of one case inside a word longer than ``_LONG_WORD``
+beyond the ``LONG_RUN``-th of a run of one case inside a word longer than ``LONG_WORD``
 letters ("abab..." or random letters, which no vocabulary merges far; camelCase
 identifiers are many short runs and add nothing). ``controls``: control characters such as terminal
 escapes. Beyond ASCII: ``latin_extended`` U+0080-U+037F,
@@ -241,7 +242,7 @@ vocabulary merges when repeated (dashes, "─", "═", "█", ``repeat_mergeable
 a run of zero-width spaces a token each. ``unquoted_punctuation_changes``: the
 ``punctuation_changes`` with no quote on either side: JSON's ``{"``, ``":"``, ``"}``
 are a token each, so a change next to a quote costs less than ``)+`` or ``-->``.
-``mixed_case_long_word_letters``: the letters beyond the ``_LONG_WORD``-th of mixed-case
+``mixed_case_long_word_letters``: the letters beyond the ``LONG_WORD``-th of mixed-case
 words longer than that (random letters, encoded data), which ``long_run_letters`` (runs
 of one case) does not see and no vocabulary merges far. ``quote_repeats``: a quote
 after a quote, which some vocabularies do not merge as they merge "----".
@@ -342,15 +343,9 @@ pair is a token ("/'"), so the pair floors do not see them, and the quote and pu
 prices of code, where quotes join a neighbour, put cl100k's profile at 13 of 41 tokens for
 ``"'/" * 40``."""
 
-_RARE_LETTERS: Final = b"jkqvwxyzJKQVWXYZ"
-_CONSONANTS: Final = b"bcdfghjklmnpqrstvwxzBCDFGHJKLMNPQRSTVWXZ"
 
-
-_LETTERS: Final = byte_span(0x41, 0x5A) + byte_span(0x61, 0x7A)
 _ASCII: Final = byte_span(0x00, 0x7F)
 _CONTINUATION: Final = byte_span(0x80, 0xBF)
-# Every byte that is not an ASCII letter becomes a space, so ``split()`` yields the words.
-_WORD_SPLIT: Final = bytes(b if b in _LETTERS else 0x20 for b in range(256))
 
 # One class letter per non-ASCII character (its lead byte), for classes only counted.
 _LEAD_CLASSES: Final = {
@@ -367,7 +362,6 @@ _LEAD_CLASSES: Final = {
 
 
 _LEAD_CLASS_TABLE: Final = bytes(ord(_LEAD_CLASSES.get(b, ".")) for b in range(256))
-_NOT_RARE_LETTERS: Final = bytes(b for b in range(256) if b not in _RARE_LETTERS)
 # One byte value per class that is only counted (``bytes.count`` on one translation
 # costs less than a deleting translation per class).
 _KIND_DIGIT, _KIND_PUNCTUATION, _KIND_QUOTE, _KIND_CONTROL = b"d", b"p", b"q", b"c"
@@ -451,7 +445,8 @@ class _Tables:
     """The shipped tables, as the lookups the features run. Patterns match runs, not
     single characters: fewer matches, then one ``sub`` or join to count them."""
 
-    common_words: frozenset[bytes]
+    # The word counts (``ctxbudget.tokens.words``) over the common-word table.
+    word_counts: WordCounts
     # The frequent Han characters, or any character outside U+4000-U+9FFF: runs of it
     # are cut only by other Han characters, so far fewer matches than of the frequent
     # ones alone (each match costs more than scanning many characters).
@@ -470,9 +465,6 @@ class _Tables:
     repeat_far: re.Pattern[str]
     mergeable_pairs: frozenset[str]
     letter_joins: frozenset[str]
-    # The lower-case common words as camelCase parts are written ("valid", "Valid",
-    # "VALID"): a part is common when it is in here, with no ``lower()`` of every part.
-    common_camel_parts: frozenset[bytes]
     # What each contraction's ending ("s" of "Let's") adds to the word features as a
     # word of its own (common_words, other_words, their letters, capped, rare letters).
     contraction_endings: Mapping[bytes, tuple[int, int, int, int, int]]
@@ -541,10 +533,12 @@ def _tables() -> _Tables:
     path = resources.files("ctxbudget.tokens").joinpath("data/feature_tables.json")
     tables = json.loads(path.read_text("utf-8"))
     return _Tables(
-        # Copied from a set, so that the table is sized for its members (1 MB, where one
-        # grown item by item is twice as large): fewer cache misses on every word.
-        common_words=frozenset({word.encode() for word in tables["common_words"]}),
-        common_camel_parts=_camel_spellings(tables["common_words"]),
+        # The lower-case common words as camelCase parts are written ("valid", "Valid",
+        # "VALID"): a part is common when it is in there, with no ``lower()`` of each.
+        word_counts=word_counter(
+            (word.encode() for word in tables["common_words"]),
+            _camel_spellings(tables["common_words"]),
+        ),
         contraction_endings=_contraction_endings(tables["common_words"]),
         han_frequent_or_not_han=re.compile("[" + tables["han_one_token"] + _NOT_HAN + "]+"),
         han_rare=_sparse_runs(tables["han_three_tokens"]),
@@ -592,17 +586,17 @@ def _contraction_endings(
     common = set(common_words)
     endings: dict[bytes, tuple[int, int, int, int, int]] = {}
     for ending in _CONTRACTION_ENDINGS:
-        rare = sum(c in _RARE_LETTERS.decode() for c in ending)
+        rare = sum(c in RARE_LETTERS.decode() for c in ending)
         if ending in common:
             endings[ending.encode()] = (1, 0, 0, 0, 0)
         else:
-            endings[ending.encode()] = (0, 1, len(ending), min(len(ending), _CAP), rare)
+            endings[ending.encode()] = (0, 1, len(ending), min(len(ending), CAP), rare)
     return MappingProxyType(endings)
 
 
 def _camel_spellings(common_words: list[str]) -> frozenset[bytes]:
-    """The spellings a camelCase part (``_CAMEL_PART``: lower case, a capital then lower
-    case, or capitals) of each lower-case common word can have."""
+    """The spellings a camelCase part (``words``: lower case, a capital then lower case,
+    or capitals) of each lower-case common word can have."""
     lower = [w.encode() for w in common_words if w.isascii() and w.isalpha() and w.islower()]
     return frozenset((*lower, *(w.capitalize() for w in lower), *(w.upper() for w in lower)))
 
@@ -708,21 +702,22 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
     # The letter of a "\n", "\t" or "\r" escape is no part of the word after it: in JSON
     # the vocabularies split "\nimport" into "\n" and "import", not "nimport".
     spelled = _without_escaped_letters(data) if b"\\" in data else data
-    words = spelled.translate(_WORD_SPLIT).split()
-    other_words = list(filterfalse(tables.common_words.__contains__, words))
-    other_letters, capped_letters, long_words, short_words = _letters(other_words)
-    long_run_letters = _long_run_letters(long_words)
-    rare_letters, consonant_triples = _rare_letters_and_triples(short_words)
     case_switches = n[_LOWER_BEFORE_UPPER]
     # The per-word work of mixed-case words only where the neighbours show there are
     # some: a word is of mixed case (neither lower, upper nor title case) exactly when
     # it holds "aB" (a case switch) or "ABc", and letters next to each other are always
     # of one word.
-    if case_switches or n[_UPPER_PAIRS_BEFORE_LOWER]:
-        uncommon_parts = _uncommon_camel_parts(other_words, tables.common_camel_parts)
-        mixed_long_letters = _mixed_case_long_word_letters(long_words)
-    else:
-        uncommon_parts = mixed_long_letters = 0
+    (
+        word_count,
+        other_word_count,
+        other_letters,
+        capped_letters,
+        long_run_letters,
+        rare_letters,
+        consonant_triples,
+        uncommon_parts,
+        mixed_long_letters,
+    ) = tables.word_counts(spelled, bool(case_switches or n[_UPPER_PAIRS_BEFORE_LOWER]))
     # Classes only counted are counted on one translation, in one byte value each,
     # without the characters of no such class (most of them), so each count is short.
     kinds = data.translate(_KIND_TABLE, _NO_KIND)
@@ -753,8 +748,8 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
     # A space before a CR LF is a space before a line end.
     spaces_before_line_end = n[_SPACE_BEFORE_NEWLINE] + (data.count(b" \r\n") if crlf else 0)
     ascii_part = (
-        len(words) - len(other_words) - common_in,
-        len(other_words) - other_in,
+        word_count - other_word_count - common_in,
+        other_word_count - other_in,
         other_letters - letters_in,
         capped_letters - capped_in,
         kinds.count(_KIND_UPPER),
@@ -929,28 +924,11 @@ def _learned_joins(text: str, learned: frozenset[str]) -> int:
     return sum(map(learned.__contains__, _LETTER_JOINS.findall(text)))
 
 
-def _uncommon_camel_parts(other_words: list[bytes], common_parts: frozenset[bytes]) -> int:
-    """Parts of the mixed-case words among ``other_words`` (a capital and the lower-case
-    letters after it, or a run of capitals) that are not common words, lower-cased
-    (``common_parts`` holds the common words as parts are spelled)."""
-    # Three passes in C rather than one in Python.
-    mixed = list(
-        filterfalse(
-            bytes.istitle, filterfalse(bytes.isupper, filterfalse(bytes.islower, other_words))
-        )
-    )
-    if not mixed:
-        return 0
-    parts = _CAMEL_PART.findall(b" ".join(mixed))
-    return len(parts) - sum(map(common_parts.__contains__, parts))
-
-
 # An apostrophe between a letter and one of these endings, then no letter: "Let's",
 # "don't", "I'll", which o200k spends one token on and cl100k two ("Let", "'s").
 _CONTRACTION_ENDINGS: Final = ("s", "t", "ll", "re", "ve", "m", "d")
 _CONTRACTION: Final = re.compile(rb"'(?<=[A-Za-z]')(s|t|ll|re|ve|m|d)(?![A-Za-z])")
 _TAB_RUNS: Final = re.compile(rb"\t\t+")
-_CAMEL_PART: Final = re.compile(rb"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _ESCAPE: Final = re.compile(rb'\\[nrt"\\/]')
 # A backslash after punctuation other than a backslash: "[\\n", ".\\"". Written from the
 # backslash, which the search skips to, with the punctuation looked behind.
@@ -1018,54 +996,6 @@ def _without_escaped_letters(data: bytes) -> bytes:
     return paired.replace(b"\\n", b"\\ ").replace(b"\\t", b"\\ ").replace(b"\\r", b"\\ ")
 
 
-def _letters(words: list[bytes]) -> tuple[int, int, list[bytes], list[bytes]]:
-    """Letters in ``words``, the same with each word counted as at most ``_CAP``, and
-    the words longer than ``_LONG_WORD`` letters and the others."""
-    if not words:
-        return 0, 0, [], []
-    try:
-        packed = bytes(map(len, words))  # one byte per word, so the capping runs in C
-    except ValueError:  # a word of more than 255 letters
-        lengths = list(map(len, words))
-        long_words = [w for w in words if len(w) > _LONG_WORD]
-        short_words = [w for w in words if len(w) <= _LONG_WORD]
-        return sum(lengths), sum(min(n, _CAP) for n in lengths), long_words, short_words
-    if max(packed) > _LONG_WORD:
-        long_words = list(compress(words, packed.translate(_IS_LONG)))
-        short_words = list(compress(words, packed.translate(_IS_SHORT)))
-    else:
-        long_words, short_words = [], words
-    return sum(packed), sum(packed.translate(_CAPPED)), long_words, short_words
-
-
-def _long_run_letters(long_words: list[bytes]) -> int:
-    """Of ``long_words``: the letters beyond the ``_LONG_RUN``-th of each run of one case."""
-    if not long_words:
-        return 0
-    # Joined by a space (no letter), no run spans two words.
-    long_runs = _LONG_CASE_RUN.findall(b" ".join(long_words))
-    return sum(map(len, long_runs)) - _LONG_RUN * len(long_runs)
-
-
-def _rare_letters_and_triples(short_words: list[bytes]) -> tuple[int, int]:
-    """The rare letters and consonant triples of ``short_words``: one flag byte per
-    letter (0 for the spaces joining the words, so that no triple spans two), and a
-    triple is a flag whose two previous bytes are flags too."""
-    if not short_words:
-        return 0, 0
-    joined = b" ".join(short_words)
-    rare = len(joined.translate(None, _NOT_RARE_LETTERS))
-    consonants = int.from_bytes(joined.translate(_CONSONANT_FLAGS), "little")
-    return rare, (consonants & consonants << 8 & consonants << 16).bit_count()
-
-
-def _mixed_case_long_word_letters(long_words: list[bytes]) -> int:
-    """Letters beyond the ``_LONG_WORD``-th of the mixed-case words of ``long_words``."""
-    return sum(
-        len(w) - _LONG_WORD for w in long_words if not (w.islower() or w.isupper() or w.istitle())
-    )
-
-
 def _greek_cyrillic_uppercase(full: bytes) -> int:
     """Upper-case Greek and Cyrillic letters: a lead byte CE or D0, then 80-AF."""
     leads = int.from_bytes(full.translate(_UPPER_GREEK_CYRILLIC_LEAD), "little")
@@ -1073,15 +1003,6 @@ def _greek_cyrillic_uppercase(full: bytes) -> int:
     return ((leads << 8) & seconds).bit_count()
 
 
-_CAP: Final = 4
-_CAPPED: Final = bytes(min(n, _CAP) for n in range(256))
-_LONG_WORD: Final = 16
-_LONG_RUN: Final = 12
-_IS_LONG: Final = bytes(int(n > _LONG_WORD) for n in range(256))
-_IS_SHORT: Final = bytes(int(n <= _LONG_WORD) for n in range(256))
-# Runs of one case longer than ``_LONG_RUN`` (a shorter run adds nothing).
-_LONG_CASE_RUN: Final = re.compile(rb"[a-z]{%d,}|[A-Z]{%d,}" % (_LONG_RUN + 1, _LONG_RUN + 1))
-_CONSONANT_FLAGS: Final = bytes(int(b in _CONSONANTS) for b in range(256))
 # The features between ``long_run_letters`` and ``whitespace_changes`` are 0 in ASCII text.
 _NOTHING_BEYOND_ASCII: Final = (0,) * (
     FEATURE_NAMES.index("whitespace_changes") - FEATURE_NAMES.index("long_run_letters") - 1

@@ -579,13 +579,15 @@ Counts = Callable[[bytes, bool], tuple[int, ...]]
 """A function of ``data`` and ``line_start`` to the counts of ``NEIGHBOUR_NAMES``."""
 
 
-def _extension() -> ModuleType | None:
-    """The C extension; None, with the ``NOT_BUILT`` warning, where the package was
-    installed without it."""
+def _extension(warn: bool = True) -> ModuleType | None:
+    """The C extension; None, with the ``NOT_BUILT`` warning unless ``warn`` is false
+    (for a second use, once this module has warned), where the package was installed
+    without it."""
     try:
         from ctxbudget.tokens import _neighbours
     except ImportError:
-        warnings.warn(NOT_BUILT, RuntimeWarning, stacklevel=3)
+        if warn:
+            warnings.warn(NOT_BUILT, RuntimeWarning, stacklevel=3)
         return None
     return _neighbours
 
