@@ -1,9 +1,10 @@
 """The one thing pyproject.toml cannot declare in a stable form: the optional C extension.
 
-``ctxbudget.tokens._neighbours`` computes the neighbour counts of the token features
-(``src/ctxbudget/tokens/neighbours.py``) in one pass. It is optional: where no C
-compiler is present the build goes on without it, and the counts are computed by the
-pure-Python definition in that module instead, the same counts about ten times slower.
+``ctxbudget.tokens._neighbours`` computes the neighbour counts, the pair floors and the
+word counts of the token features (``src/ctxbudget/tokens/neighbours.py`` and
+``words.py``), each in one pass. It is optional: where no C compiler is present the
+build goes on without it, and the counts are computed by the pure-Python definitions in
+those modules instead, the same counts about five times slower.
 """
 
 from setuptools import Extension, setup

@@ -17,7 +17,8 @@ which reads each byte once: two table lookups and an AND a pair of bytes, eleven
 as fast as the thirty-odd passes of the reference on the dev corpus (6.9 ms against 79
 ms). Else it is ``reference_counts``, and a ``RuntimeWarning`` says the counts are slower.
 The same extension counts the pairs of ``unmerged_pairs_counter`` (the pair floors of
-``ctxbudget.tokens.features.pair_floors``). The test suite holds the two to the same
+``ctxbudget.tokens.features.pair_floors``, over the UTF-8 bytes as they are) and the
+words of ``ctxbudget.tokens.words``. The test suite holds the two to the same
 tuple on arbitrary text (``tests/tokens/test_neighbours.py``); the C code reads its
 classes from the tables built here (``FLAG_TABLE``, ``MORE_FLAG_TABLE``,
 ``LEAD_FLAG_TABLE``), so a class is defined once.
