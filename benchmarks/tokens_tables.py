@@ -144,6 +144,24 @@ def own_costs(costs: list[int]) -> dict[str, list[list[int]]]:
     return {"two": two, "three": three}
 
 
+def own_han_costs(counter: Any) -> dict[str, str]:
+    """The Han ideographs (``HAN_RANGES``) one vocabulary encodes, alone, in one token,
+    and those it encodes in three or more, each concatenated. cl100k's are
+    ``han_one_token`` and ``han_three_tokens``; the others keep far more whole (o200k
+    2,515 of the 20,992, DeepSeek V4 5,246, Qwen 5,425, cl100k 549), so that cl100k's
+    classes misprice their rare ideographs."""
+    one: list[str] = []
+    three: list[str] = []
+    for first, last in HAN_RANGES:
+        for code in range(first, last + 1):
+            cost = counter.count(chr(code))
+            if cost == 1:
+                one.append(chr(code))
+            elif cost >= 3:
+                three.append(chr(code))
+    return {"one": "".join(one), "three": "".join(three)}
+
+
 def emoji_plane_costs_three(counters: list[Any]) -> list[list[int]]:
     """Code points of the emoji plane (U+1F000-U+1FFFF) that some vocabulary encodes,
     alone, in three or more tokens: all of it but the emoji vocabularies merge, which
@@ -341,6 +359,10 @@ def main() -> None:
             for name, vocabulary_costs in zip(
                 ("cl100k", "o200k", "deepseek_v4", "qwen3"), costs, strict=True
             )
+        },
+        "own_han_costs": {
+            name: own_han_costs(counter)
+            for name, counter in zip(("o200k", "deepseek_v4", "qwen3"), all_four[1:], strict=True)
         },
     }
     OUT.parent.mkdir(parents=True, exist_ok=True)

@@ -149,6 +149,7 @@ HAN_AND_COSTLY = st.text(
     st.one_of(
         st.characters(min_codepoint=0x3000, max_codepoint=0xA000),
         st.sampled_from(sorted(map(chr, set().union(*_HAN_SETS.values(), *_RANGED.values())))),
+        st.sampled_from(sorted({c for v in _TABLES["own_han_costs"].values() for c in v["three"]})),
         st.characters(codec="utf-8"),
     ),
     max_size=300,
@@ -174,6 +175,10 @@ def test_han_and_costly_features_count_exactly_the_characters_of_their_tables(
     assert found["han_beyond_everyday"] == sum(c not in _HAN_SETS["han_everyday"] for c in han)
     assert found["costs_two"] == sum(c in _RANGED["costs_two"] for c in codes)
     assert found["costs_three"] == sum(c in _RANGED["costs_three"] for c in codes)
+    for vocabulary, costs in _TABLES["own_han_costs"].items():
+        whole, three = set(map(ord, costs["one"])), set(map(ord, costs["three"]))
+        extra = sum(c not in whole for c in han) + sum(c in three for c in han)
+        assert found[f"han_extra_tokens_{vocabulary}"] == extra, vocabulary
 
 
 def test_other_scripts_and_symbols() -> None:

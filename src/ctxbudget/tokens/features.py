@@ -106,6 +106,9 @@ FEATURE_NAMES: Final = (
     "han_common",
     "han_rare",
     "han_beyond_everyday",
+    "han_extra_tokens_o200k",
+    "han_extra_tokens_deepseek_v4",
+    "han_extra_tokens_qwen3",
     "han_runs",
     "kana",
     "hangul",
@@ -284,7 +287,14 @@ which cl100k merges better than the other Indic scripts (1.0 a character against
 vocabulary spends on each non-Han character of the Basic Multilingual Plane beyond
 ASCII when it stands alone (``own_costs`` in ``data/feature_tables.json``): its own
 costly characters, where ``costs_two`` and ``costs_three`` are those of any vocabulary
-(Armenian letters cost cl100k two tokens alone, o200k one). ``learned_letter_joins``:
+(Armenian letters cost cl100k two tokens alone, o200k one).
+``han_extra_tokens_<vocabulary>``: the same for the Han ideographs (U+4000-U+9FFF) of
+o200k, DeepSeek V4 and Qwen, which keep far more of them whole than cl100k, whose costs
+are the Han classes (``own_han_costs``: one token for 2,515-5,425 of the 20,992 of the
+main block against cl100k's 549; an ideograph outside the main block is never whole),
+so that a profile can price a rare ideograph at what a vocabulary spends on it (o200k
+spends two tokens on each of "镰镆锏锧", which cl100k's classes call common).
+``learned_letter_joins``:
 an ASCII letter after a character of U+0080-U+1FFF where some vocabulary holds the two
 inside a token (``letter_joins`` in ``data/feature_tables.json``: "ệt" of "Việt", "ét"
 of "était"), left out of ``letter_after_non_ascii``, which then counts the joins no
@@ -391,6 +401,9 @@ _LETTER_JOINS: Final = re.compile("[\x80-\u1fff][A-Za-z]")
 # The vocabularies of the ``extra_tokens_*`` features, in ``FEATURE_NAMES`` order.
 _VOCABULARY_COSTS: Final = ("cl100k", "o200k", "deepseek_v4", "qwen3")
 _NO_EXTRA_TOKENS: Final = (0,) * len(_VOCABULARY_COSTS)
+# The vocabularies whose Han costs are features of their own (cl100k's are the classes).
+_HAN_COST_VOCABULARIES: Final = ("o200k", "deepseek_v4", "qwen3")
+_NO_HAN_EXTRA_TOKENS: Final = (0,) * len(_HAN_COST_VOCABULARIES)
 FLOOR_VOCABULARIES: Final = _VOCABULARY_COSTS
 """The vocabularies ``pair_floors`` bounds, in its order (``cl100k`` is cl100k_base,
 ``o200k`` o200k_base, ``deepseek_v4`` DeepSeek V4's, ``qwen3`` Qwen 3's)."""
@@ -459,6 +472,9 @@ class _Tables:
     # Per vocabulary (``_VOCABULARY_COSTS`` order): its characters of cost 2 or 3, and
     # those of cost 3.
     own_costs: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...]
+    # Per vocabulary of ``_HAN_COST_VOCABULARIES``: runs of its one-token ideographs or of
+    # any character outside U+4000-U+9FFF, and its ideographs of three tokens or more.
+    own_han_costs: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...]
     emoji_plane_costs_three: re.Pattern[str]
     repeat_mergeable: re.Pattern[str]
     # A character of ``repeat_far`` and its repeats, as one match.
@@ -553,6 +569,13 @@ def _tables() -> _Tables:
                 _class_of_ranges(tables["own_costs"][name]["three"]),
             )
             for name in _VOCABULARY_COSTS
+        ),
+        own_han_costs=tuple(
+            (
+                re.compile("[" + tables["own_han_costs"][name]["one"] + _NOT_HAN + "]+"),
+                _sparse_runs(tables["own_han_costs"][name]["three"]),
+            )
+            for name in _HAN_COST_VOCABULARIES
         ),
         emoji_plane_costs_three=_class_of_ranges(tables["emoji_plane_costs_three"]),
         repeat_mergeable=_class_of_ranges(tables["repeat_mergeable"]),
@@ -850,6 +873,7 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
         max(0, han - frequent - rare),
         rare,
         _matched(tables.han_beyond_everyday, non_ascii) if han else 0,
+        *(_han_extra_tokens(tables.own_han_costs, non_ascii) if han else _NO_HAN_EXTRA_TOKENS),
         han - n[_HAN_LEAD_PAIRS],
         kana - cjk_punctuation,
         classes.count(b"g"),
@@ -966,6 +990,19 @@ def _extra_tokens(
     return tuple(
         _matched(two_or_three, costly) + _matched(three, costly)
         for two_or_three, three in own_costs
+    )
+
+
+def _han_extra_tokens(
+    own_han_costs: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...], non_ascii: str
+) -> tuple[int, ...]:
+    """Per vocabulary, the tokens beyond one its ideographs in ``non_ascii`` cost alone:
+    one for each it does not keep whole, one more for each of three tokens or more.
+    What its one-token ideographs and every other character leave of the text is the
+    rest (a match ends only at another ideograph, so there are few)."""
+    return tuple(
+        len(non_ascii) - _matched(one_or_not_han, non_ascii) + _matched(three, non_ascii)
+        for one_or_not_han, three in own_han_costs
     )
 
 
