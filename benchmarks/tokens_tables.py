@@ -76,16 +76,8 @@ def single_token_words(limit: int) -> list[str]:
 
 def han_cost_classes() -> tuple[str, str]:
     """Ideographs cl100k encodes in one token, and those it needs three or more for."""
-    cl100k = TiktokenCounter("cl100k_base")
-    one, three = [], []
-    for first, last in HAN_RANGES:
-        for cp in range(first, last + 1):
-            cost = cl100k.count(chr(cp))
-            if cost == 1:
-                one.append(chr(cp))
-            elif cost >= 3:
-                three.append(chr(cp))
-    return "".join(one), "".join(three)
+    costs = own_han_costs(TiktokenCounter("cl100k_base"))
+    return costs["one"], costs["three"]
 
 
 def han_everyday(counters: list[Any]) -> str:
