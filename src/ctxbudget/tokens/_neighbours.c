@@ -348,7 +348,7 @@ static PyType_Spec neighbours_spec = {
 
 /* UnmergedPairs: per vocabulary, the adjacent pairs of bytes its bit marks in a table
  * of one byte per pair (neighbours.unmerged_pair_table), where a character of several
- * bytes ends, its lead byte with the next byte as well; `reference_unmerged_pairs` in
+ * bytes ends before an ASCII one, its lead byte with the next byte as well; `reference_unmerged_pairs` in
  * neighbours.py defines the counts. */
 typedef struct {
     PyObject_HEAD
@@ -401,8 +401,9 @@ unmerged_counts(UnmergedPairs *self, PyObject *const *args, Py_ssize_t nargs)
         if ((before & 0xC0) != 0x80) {
             lead = (int)before;
         }
-        else if ((data[i] & 0xC0) != 0x80 && lead >= 0) {
-            /* A character of several bytes ends here: its lead byte is read too. */
+        else if (data[i] < 0x80 && lead >= 0) {
+            /* A character of several bytes ends before an ASCII one: its lead byte is
+             * read too. */
             mask |= self->table[(unsigned)lead | second];
         }
         if (mask) {

@@ -477,7 +477,7 @@ def unmerged_pair_table(
     Every other pair: those that no token of the vocabulary can span, read off its
     tokens' bytes (``joined_pairs[v]``, a bitmap of 65536 bits, ``joined_pair_bitmap``;
     without it, none is a boundary). Two readings of one table: bytes as they stand
-    (``b3 09``, the end of "ó" before a tab), and, where the second byte starts a
+    (``b3 09``, the end of "ó" before a tab), and, where the second byte is an ASCII
     character, the lead byte of the character before it instead of its last byte
     (``c3 09``: any character of U+00C0-U+00FF before a tab); a boundary in either is
     one. Unlike the ASCII rule, this one is exact: a token that spans the pair holds
@@ -538,19 +538,20 @@ _NOT_ASCII_PAIRS: Final = int.from_bytes(
     bytes(bool(key & 0x8080) for key in range(1 << 16)), "little"
 )
 
-# The last continuation byte of a character and the byte after it, which starts the
-# next character, with the lead byte of the first: where the table is read twice.
-_CHARACTER_ENDS: Final = re.compile(rb"([^\x80-\xbf])[\x80-\xbf]*([\x80-\xbf])(?=([^\x80-\xbf]))")
+# The last continuation byte of a character and the ASCII character after it, with the
+# lead byte of the first: where the table is read twice.
+_CHARACTER_ENDS: Final = re.compile(rb"([^\x80-\xbf])[\x80-\xbf]*([\x80-\xbf])(?=([\x00-\x7f]))")
 
 
 def reference_unmerged_pairs(table: bytes, vocabularies: int, data: bytes) -> tuple[int, ...]:
     """Per vocabulary (bit of ``table``, ``unmerged_pair_table``), the adjacent pairs of
     ``data`` (UTF-8, any length) that its bit marks: each pair of bytes as it stands
-    and, where a character of several bytes ends before another character, the lead
-    byte of the first with the first byte of the second as well (a boundary if either
-    is one). One more than that is a count the vocabulary seldom goes below: BPE only
-    ever merges two adjacent tokens into one of its tokens, so a boundary no token
-    spans survives."""
+    and, where a character of several bytes ends before an ASCII character, the lead
+    byte of the first with the second as well (a boundary if either is one; before a
+    character beyond ASCII the bytes as they stand say nearly as much, and the lookups
+    would be one a character of CJK text). One more than that is a count the vocabulary
+    seldom goes below: BPE only ever merges two adjacent tokens into one of its tokens,
+    so a boundary no token spans survives."""
     masks = collections.Counter(map(table.__getitem__, _pair_indexes(data, sys.byteorder)))
     for lead, last, after in _CHARACTER_ENDS.findall(data):
         second = after[0] << 8
@@ -571,7 +572,7 @@ def _pair_indexes(data: bytes, byteorder: str) -> Iterator[int]:
 
 NOT_BUILT: Final = (
     "ctxbudget was installed without its C extension (ctxbudget.tokens._neighbours: no C "
-    "compiler at install?): calibrated counts are the same, but about four times slower. "
+    "compiler at install?): calibrated counts are the same, but about seven times slower. "
     "Reinstall ctxbudget with a C compiler present to build it."
 )
 """The warning given where the C extension is missing."""

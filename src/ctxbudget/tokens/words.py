@@ -7,8 +7,9 @@ of each ``\\n``, ``\\t`` and ``\\r`` escape already blanked. The counts are defi
 ``reference_word_counts`` below, over ``split()`` and set lookups in C; where the
 package was built with its C extension (``ctxbudget.tokens._neighbours``), ``Words``
 there computes the same tuple in one pass over the bytes, with no object made per word:
-27 ms over the dev corpus against 117-127 ms (mixed-case work asked for on every text). The test suite holds the two to the same
-tuple on arbitrary text (``tests/tokens/test_words.py``).
+27 ms over the dev corpus against 117-127 ms (mixed-case work asked for on every
+text). The test suite holds the two to the same tuple on arbitrary text
+(``tests/tokens/test_words.py``).
 """
 
 from __future__ import annotations
