@@ -108,3 +108,18 @@ def test_without_the_extension_the_definition_counts(monkeypatch: pytest.MonkeyP
     counts = word_counter(_SMALL_WORDS, _SMALL_PARTS)
     assert isinstance(counts, functools.partial)
     assert counts(b"the fooBar", True) == (2, 1, 6, 4, 0, 0, 0, 2, 0)
+
+
+def test_the_compiled_words_refuse_what_they_cannot_read() -> None:
+    """Tables of anything but bytes, flag tables of the wrong size and text that is not
+    bytes are refused with what was expected, not read as garbage."""
+    words_type = type(getattr(_compiled(_SMALL_WORDS, _SMALL_PARTS), "__self__", None))
+    flags = bytes(256)
+    with pytest.raises(TypeError, match="collections of bytes"):
+        words_type(["the"], [], flags, flags, 4, 16, 12)
+    with pytest.raises(ValueError, match="256 bytes"):
+        words_type([], [], b"short", flags, 4, 16, 12)
+    counts = words_type([], [], flags, flags, 4, 16, 12).counts
+    with pytest.raises(TypeError, match="spelled: bytes"):
+        counts("text", True)
+    assert counts(b"", False) == (0,) * len(WORD_COUNT_NAMES)
