@@ -473,6 +473,9 @@ word_hash(const unsigned char *word, Py_ssize_t length)
 static int
 word_table_holds(const WordTable *table, const unsigned char *word, Py_ssize_t length)
 {
+    if (length > (Py_ssize_t)UINT32_MAX) {
+        return 0; /* longer than any word the table can hold */
+    }
     uint32_t hash = word_hash(word, length);
     for (size_t i = hash & table->mask;; i = (i + 1) & table->mask) {
         const WordSlot *slot = &table->slots[i];
