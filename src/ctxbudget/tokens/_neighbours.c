@@ -347,9 +347,9 @@ static PyType_Spec neighbours_spec = {
 };
 
 /* UnmergedPairs: per vocabulary, the adjacent pairs of bytes its bit marks in a table
- * of one byte per pair (neighbours.unmerged_pair_table), where a character of several
- * bytes ends before an ASCII one, its lead byte with the next byte as well; `reference_unmerged_pairs` in
- * neighbours.py defines the counts. */
+ * of one byte per pair (neighbours.unmerged_pair_table), and, where a character of
+ * several bytes ends before an ASCII one, its lead byte with that one as well;
+ * `reference_unmerged_pairs` in neighbours.py defines the counts. */
 typedef struct {
     PyObject_HEAD
     int vocabularies;
@@ -498,7 +498,8 @@ word_table_free(WordTable *table)
     table->arena = NULL;
 }
 
-/* The table of the bytes objects of `words` (any iterable), or -1 with an exception. */
+/* Fills `table` with the bytes objects of `words` (any iterable): 0, or -1 with an
+ * exception set. */
 static int
 word_table_fill(WordTable *table, PyObject *words)
 {
