@@ -104,7 +104,7 @@ def _shipped_sets() -> tuple[frozenset[bytes], frozenset[bytes]]:
 def test_without_the_extension_the_definition_counts(monkeypatch: pytest.MonkeyPatch) -> None:
     """Where the package was installed without its C extension, ``word_counter`` gives
     the definition itself (the warning is the neighbour counts' own, given once)."""
-    monkeypatch.setattr(words, "_extension", lambda warn=True: None)
+    monkeypatch.setattr(words, "compiled_extension", lambda warn=True: None)
     counts = word_counter(_SMALL_WORDS, _SMALL_PARTS)
     assert isinstance(counts, functools.partial)
     assert counts(b"the fooBar", True) == (2, 1, 6, 4, 0, 0, 0, 2, 0)

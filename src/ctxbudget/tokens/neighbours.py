@@ -46,6 +46,7 @@ __all__ = [
     "UnmergedPairs",
     "byte_span",
     "compiled_counts",
+    "compiled_extension",
     "joined_pair_bitmap",
     "neighbour_counts",
     "reference_counts",
@@ -581,7 +582,7 @@ Counts = Callable[[bytes, bool], tuple[int, ...]]
 """A function of ``data`` and ``line_start`` to the counts of ``NEIGHBOUR_NAMES``."""
 
 
-def _extension(warn: bool = True) -> ModuleType | None:
+def compiled_extension(warn: bool = True) -> ModuleType | None:
     """The C extension; None, with the ``NOT_BUILT`` warning unless ``warn`` is false
     (for a second use, once this module has warned), where the package was installed
     without it."""
@@ -597,7 +598,7 @@ def _extension(warn: bool = True) -> ModuleType | None:
 def _compiled() -> Counts | None:
     """The C extension's counts, for this module's tables; None where the package was
     installed without it."""
-    extension = _extension()
+    extension = compiled_extension()
     if extension is None:
         return None
     counts: Counts = extension.Neighbours(FLAG_TABLE, MORE_FLAG_TABLE, LEAD_FLAG_TABLE).counts
@@ -619,7 +620,7 @@ UnmergedPairs = Callable[[bytes], tuple[int, ...]]
 def unmerged_pairs_counter(table: bytes, vocabularies: int) -> UnmergedPairs:
     """``reference_unmerged_pairs`` for ``table`` and ``vocabularies``, computed by the C
     extension where it is built (its own copy of the table, read in one pass)."""
-    extension = _extension()
+    extension = compiled_extension()
     if extension is None:
         return functools.partial(reference_unmerged_pairs, table, vocabularies)
     counts: UnmergedPairs = extension.UnmergedPairs(table, vocabularies).counts

@@ -20,7 +20,7 @@ from collections.abc import Callable, Collection, Iterable
 from itertools import compress, filterfalse
 from typing import Final
 
-from ctxbudget.tokens.neighbours import _extension, byte_span
+from ctxbudget.tokens.neighbours import byte_span, compiled_extension
 
 __all__ = [
     "CAP",
@@ -116,7 +116,7 @@ def word_counter(common_words: Iterable[bytes], common_parts: Iterable[bytes]) -
     # Copied from a set, so that the table is sized for its members (1 MB, where one
     # grown item by item is twice as large): fewer cache misses on every word.
     words, parts = frozenset(set(common_words)), frozenset(set(common_parts))
-    extension = _extension(warn=False)  # neighbours warned at import
+    extension = compiled_extension(warn=False)  # neighbours warned at import
     if extension is None:
         return functools.partial(reference_word_counts, words, parts)
     counts: WordCounts = extension.Words(
