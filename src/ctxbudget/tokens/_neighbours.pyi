@@ -1,5 +1,7 @@
 # The C extension built from _neighbours.c (see neighbours.py, which is what to import).
 
+from collections.abc import Iterable
+
 class Neighbours:
     def __init__(
         self, flag_table: bytes, more_flag_table: bytes, lead_flag_table: bytes
@@ -13,8 +15,8 @@ class UnmergedPairs:
 class Words:
     def __init__(
         self,
-        common_words: frozenset[bytes],
-        common_parts: frozenset[bytes],
+        common_words: Iterable[bytes],
+        common_parts: Iterable[bytes],
         rare_flags: bytes,
         consonant_flags: bytes,
         cap: int,

@@ -534,9 +534,11 @@ def joined_pair_bitmap(token_bytes: Iterable[bytes]) -> bytes:
 _CONTINUATION_BYTE: Final = bytes(0x80 <= b < 0xC0 for b in range(256))
 # Each byte as its eight bits, low bit first, a byte (0 or 1) each.
 _BITS_AS_BYTES: Final = tuple(bytes(b >> i & 1 for i in range(8)) for b in range(256))
-# 1 in the byte of every pair with a byte beyond ASCII, 0 in those of pairs of ASCII.
+# 1 in the byte of every pair with a byte beyond ASCII, 0 in those of pairs of ASCII:
+# keys run through the first byte within each second byte, so a second byte of ASCII
+# gives a row of 128 zeros then 128 ones, one beyond ASCII a row of ones.
 _NOT_ASCII_PAIRS: Final = int.from_bytes(
-    bytes(bool(key & 0x8080) for key in range(1 << 16)), "little"
+    (bytes(0x80) + b"\x01" * 0x80) * 0x80 + b"\x01" * (0x80 * 0x100), "little"
 )
 
 # The last continuation byte of a character and the ASCII character after it, with the

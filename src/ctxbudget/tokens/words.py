@@ -112,15 +112,21 @@ def reference_word_counts(
 
 def word_counter(common_words: Iterable[bytes], common_parts: Iterable[bytes]) -> WordCounts:
     """``reference_word_counts`` for these tables, computed by the C extension where the
-    package was built with it."""
-    # Copied from a set, so that the table is sized for its members (1 MB, where one
-    # grown item by item is twice as large): fewer cache misses on every word.
-    words, parts = frozenset(set(common_words)), frozenset(set(common_parts))
+    package was built with it (which builds a table of its own from them)."""
     extension = compiled_extension(warn=False)  # neighbours warned at import
     if extension is None:
+        # Copied from a set, so that the table is sized for its members (1 MB, where one
+        # grown item by item is twice as large): fewer cache misses on every word.
+        words, parts = frozenset(set(common_words)), frozenset(set(common_parts))
         return functools.partial(reference_word_counts, words, parts)
     counts: WordCounts = extension.Words(
-        words, parts, _RARE_FLAGS, _CONSONANT_FLAGS, CAP, LONG_WORD, LONG_RUN
+        tuple(common_words),
+        tuple(common_parts),
+        _RARE_FLAGS,
+        _CONSONANT_FLAGS,
+        CAP,
+        LONG_WORD,
+        LONG_RUN,
     ).counts
     return counts
 
