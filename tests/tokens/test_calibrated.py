@@ -595,16 +595,6 @@ def utf8_bytes(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
-def _uncapped_count(counter: CalibratedCounter, text: str) -> int:
-    """The count before the cap at the text's bytes: the rounded estimate, or the pair
-    floor of the profile's vocabularies where that is higher."""
-    if not text:
-        return 0
-    floors = dict(zip(FLOOR_VOCABULARIES, pair_floors(text), strict=True))
-    floor = max((floors[v] for v in counter.profile.pair_floor), default=0)
-    return max(1, math.ceil(counter.estimate(text)), floor)
-
-
 @PROPERTIES
 @given(ANY_TEXT, ANY_TEXT)
 def test_calibrated_counts_add_up_across_a_newline_within_rounding(first: str, second: str) -> None:
@@ -613,7 +603,7 @@ def test_calibrated_counts_add_up_across_a_newline_within_rounding(first: str, s
     than that half's cap, never more than the halves' uncapped counts or its bytes)."""
     counter = CalibratedCounter("generic")
     head, joined = first + "\n", counter.count(first + "\n" + second)
-    uncapped = [_uncapped_count(counter, t) for t in (head, second)]
+    uncapped = [counter.uncapped(t) for t in (head, second)]
     assert joined <= sum(uncapped) + 1
     assert joined <= utf8_bytes(head + second)
     if all(u <= utf8_bytes(t) for u, t in zip(uncapped, (head, second), strict=True)):

@@ -18,6 +18,9 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* FLAG_TABLE bits. */
 #define F_DIGIT 0x01
@@ -744,6 +747,196 @@ static PyType_Spec words_spec = {
     .slots = words_slots,
 };
 
+/* -- periodic runs (ctxbudget.tokens.repeats) ------------------------------------ */
+
+#define LONGEST_PERIOD 64
+
+/* Whether `unit` (of `period` bytes) repeats no shorter unit: a run of "abab" is one of
+ * "ab", which its own lag reports. */
+static int
+is_minimal_unit(const unsigned char *unit, Py_ssize_t period)
+{
+    for (Py_ssize_t shorter = 1; shorter < period; shorter++) {
+        if (period % shorter == 0 && memcmp(unit, unit + shorter, period - shorter) == 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Whether the `gram` (2 or 4) bytes at `a` and `b` are the same: loads of a fixed
+ * size, which the compiler turns into one comparison. */
+static inline int
+same_gram(const unsigned char *a, const unsigned char *b, Py_ssize_t gram)
+{
+    if (gram == 4) {
+        uint32_t x, y;
+        memcpy(&x, a, 4);
+        memcpy(&y, b, 4);
+        return x == y;
+    }
+    uint16_t x, y;
+    memcpy(&x, a, 2);
+    memcpy(&y, b, 2);
+    return x == y;
+}
+
+static int
+same_bytes(const unsigned char *bytes, Py_ssize_t size)
+{
+    for (Py_ssize_t i = 1; i < size; i++) {
+        if (bytes[i] != bytes[0]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int
+append_run(PyObject *runs, Py_ssize_t start, Py_ssize_t period, Py_ssize_t length)
+{
+    PyObject *run = Py_BuildValue("(nnn)", start, period, length);
+    if (run == NULL) {
+        return -1;
+    }
+    int failed = PyList_Append(runs, run);
+    Py_DECREF(run);
+    return failed;
+}
+
+/* The run at lag `p` through position `hit`, where `gram` bytes equal those `p` before:
+ * appended to `runs` (start, p, length) if it has `matched` such bytes or more and a
+ * minimal unit. Returns where to look on (past the run's end), or -1 on error. */
+static Py_ssize_t
+take_run(PyObject *runs, const unsigned char *data, Py_ssize_t size, Py_ssize_t p,
+         Py_ssize_t matched, Py_ssize_t hit, Py_ssize_t gram)
+{
+    Py_ssize_t first = hit, end = hit + gram;
+    if (same_bytes(data + hit - p, p + gram)) {
+        /* A run of one byte (indentation, a rule), `p + gram` long here: the whole run
+         * at this lag is that byte, whose unit is not minimal. It ends where the byte
+         * does. */
+        while (end < size && data[end] == data[hit]) {
+            end++;
+        }
+        return end + 1;
+    }
+    while (first > p && data[first - 1] == data[first - 1 - p]) {
+        first--;
+    }
+    while (end < size && data[end] == data[end - p]) {
+        end++;
+    }
+    if (end - first >= matched && is_minimal_unit(data + first - p, p) &&
+        append_run(runs, first - p, p, end - first + p) < 0) {
+        return -1;
+    }
+    return end + 1;
+}
+
+/* Appends to `runs` every maximal run of bytes that each equal the byte `p` before them,
+ * `matched` bytes or more (`p` at least), whose unit is minimal. Such a run holds
+ * `matched - gram + 1` positions at which `gram` bytes in a row do, so testing every
+ * `matched - gram + 1`th position finds every run; `gram` bytes that equal those `p`
+ * before are rare in text (a byte alone is not: a space, an "e"), and a hit is grown
+ * both ways to its whole run. Where SSE2 is at hand (every x86-64) and the stride is
+ * short, 16 positions are compared at once, in windows that overlap by `gram - 1`, so that no `gram` in a row
+ * straddles two. Inlined with a constant `gram`, so that a test is one comparison. */
+static inline int
+scan_lag(PyObject *runs, const unsigned char *data, Py_ssize_t size, Py_ssize_t p,
+         Py_ssize_t matched, Py_ssize_t gram)
+{
+    Py_ssize_t stride = matched - gram + 1;
+    Py_ssize_t i = p;
+#ifdef __SSE2__
+    /* 16 at once pays where the stride is short; past that, a test every `stride`. */
+    while (stride < 4 && i + 16 <= size) {
+        __m128i now = _mm_loadu_si128((const __m128i *)(data + i));
+        __m128i before = _mm_loadu_si128((const __m128i *)(data + i - p));
+        unsigned equal = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(now, before));
+        unsigned starts = equal; /* positions that start `gram` equal bytes in a row */
+        for (Py_ssize_t k = 1; k < gram; k++) {
+            starts &= equal >> k;
+        }
+        starts &= (1u << (17 - gram)) - 1;
+        if (!starts) {
+            i += 17 - gram;
+            continue;
+        }
+        i = take_run(runs, data, size, p, matched, i + __builtin_ctz(starts), gram);
+        if (i < 0) {
+            return -1;
+        }
+    }
+#endif
+    while (i + gram <= size) {
+        if (!same_gram(data + i, data + i - p, gram)) {
+            i += stride;
+            continue;
+        }
+        i = take_run(runs, data, size, p, matched, i, gram);
+        if (i < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static PyObject *
+periodic_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_ssize_t shortest, longest, units;
+    if (nargs != 4 || !PyBytes_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "periodic_runs(data: bytes, shortest: int, longest: int, units: int)");
+        return NULL;
+    }
+    shortest = PyLong_AsSsize_t(args[1]);
+    longest = PyLong_AsSsize_t(args[2]);
+    units = PyLong_AsSsize_t(args[3]);
+    if ((shortest == -1 || longest == -1 || units == -1) && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (units < 2 || units > 64) {
+        PyErr_SetString(PyExc_ValueError, "units must satisfy 2 <= units <= 64");
+        return NULL;
+    }
+    if (shortest < 2 || longest < shortest || longest > LONGEST_PERIOD) {
+        PyErr_Format(PyExc_ValueError, "periods must satisfy 2 <= shortest <= longest <= %d",
+                     LONGEST_PERIOD);
+        return NULL;
+    }
+    const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    Py_ssize_t size = PyBytes_GET_SIZE(args[0]);
+    PyObject *runs = PyList_New(0);
+    if (runs == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t p = shortest; p <= longest; p++) {
+        /* Bytes that equal the one `p` before: a run of `units` units has the unit's
+         * bytes fewer. */
+        Py_ssize_t matched = (units - 1) * p;
+        int failed = matched >= 4 ? scan_lag(runs, data, size, p, matched, 4)
+                                  : scan_lag(runs, data, size, p, matched, 2);
+        if (failed < 0) {
+            Py_DECREF(runs);
+            return NULL;
+        }
+    }
+    if (PyList_Sort(runs) < 0) {
+        Py_DECREF(runs);
+        return NULL;
+    }
+    return runs;
+}
+
+static PyMethodDef module_methods[] = {
+    {"periodic_runs", (PyCFunction)(void (*)(void))periodic_runs, METH_FASTCALL,
+     "periodic_runs(data, shortest, longest, units) -> list\n\n"
+     "ctxbudget.tokens.repeats.reference_periodic_runs, in one pass."},
+    {NULL, NULL, 0, NULL},
+};
+
 static int
 add_type(PyObject *module, PyType_Spec *spec, const char *name)
 {
@@ -775,8 +968,9 @@ static struct PyModuleDef_Slot module_slots[] = {
 static struct PyModuleDef module_definition = {
     PyModuleDef_HEAD_INIT,
     .m_name = "ctxbudget.tokens._neighbours",
-    .m_doc = "The neighbour counts of ctxbudget.tokens.neighbours, in one pass.",
+    .m_doc = "The neighbour counts, pair floors, words and periodic runs of ctxbudget.tokens, each in one pass.",
     .m_size = 0,
+    .m_methods = module_methods,
     .m_slots = module_slots,
 };
 

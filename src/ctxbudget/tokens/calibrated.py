@@ -4,11 +4,16 @@ A ``Profile`` is one non-negative weight per feature of ``ctxbudget.tokens.featu
 The count is ``ceil(sum(weight * feature))`` (at least 1 for non-empty text), raised to
 the ``pair_floors`` of the vocabularies the profile names in ``pair_floor`` (a count
 they do not go below on real text, which text built to fool the weights cannot hide
-from), and never more than the text's UTF-8 bytes: every shipped vocabulary is a
-byte-level BPE, whose tokens are at least one byte each, so no text can cost more. Because
-weights are non-negative and features only grow as text is appended, the count of
-``a + b`` is never below the count of ``a`` when ``b`` starts a new word (a letter run
-that ``b`` continues can turn into a common word, which costs less).
+from); a unit that the text repeats back to back and ordinary text does not
+(``unfamiliar_repeats``: ``"TwIh" * 3``, ``"_QZ" * 300``) costs its repetitions times
+the count of the unit alone, whole tokens each, where the weights priced it lower. A
+profile that names others in ``at_least`` (the guard names the four tokenizers'
+profiles) never counts below what they count. The count is never more than the text's
+UTF-8 bytes: every shipped vocabulary is a byte-level BPE, whose tokens are at least one
+byte each, so no text can cost more. Because weights are non-negative and features only
+grow as text is appended, the count of ``a + b`` is never below the count of ``a`` when
+``b`` starts a new word (a letter run that ``b`` continues can turn into a common word,
+which costs less).
 
 Profiles ship in the package (``PROFILE_NAMES``), load from and save to JSON, and can be
 fitted to any model's counts with ``fit_profile``.
@@ -27,7 +32,13 @@ from pathlib import Path
 from typing import Any, Final
 
 from ctxbudget.errors import ProfileError
-from ctxbudget.tokens.features import FEATURE_NAMES, FLOOR_VOCABULARIES, pair_floors, text_features
+from ctxbudget.tokens.features import (
+    FEATURE_NAMES,
+    FLOOR_VOCABULARIES,
+    pair_floors,
+    text_features,
+    unfamiliar_repeats,
+)
 
 __all__ = [
     "PROFILE_FORMAT",
@@ -52,13 +63,17 @@ class Profile:
 
     ``about`` says what the profile was fitted against, for humans. ``pair_floor``: the
     vocabularies (of ``FLOOR_VOCABULARIES``) whose ``pair_floors`` the count never goes
-    below: a profile of one tokenizer names its own, the guard all four.
+    below: a profile of one tokenizer names its own, the guard all four. ``at_least``:
+    built-in profiles (``PROFILE_NAMES``) whose counts this one never goes below: the
+    guard names the four tokenizers' profiles, so that no text it prices below one of
+    them passes it (their own ``at_least`` is not followed).
     """
 
     name: str
     weights: tuple[float, ...]
     about: str = field(default="", compare=False)
     pair_floor: tuple[str, ...] = ()
+    at_least: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if len(self.weights) != len(FEATURE_NAMES):
@@ -76,6 +91,17 @@ class Profile:
             raise ProfileError(
                 f"profile {self.name!r}: pair_floor names unknown vocabularies {unknown}; "
                 f"known: {', '.join(FLOOR_VOCABULARIES)}"
+            )
+        if not isinstance(self.at_least, tuple):
+            raise ProfileError(
+                f"profile {self.name!r}: at_least must be a tuple of built-in profile names "
+                f"({', '.join(PROFILE_NAMES)})"
+            )
+        unknown = [p for p in self.at_least if p not in PROFILE_NAMES]
+        if unknown:
+            raise ProfileError(
+                f"profile {self.name!r}: at_least names unknown profiles {unknown}; "
+                f"built-in profiles: {', '.join(PROFILE_NAMES)}"
             )
         bad = [n for n, w in zip(FEATURE_NAMES, self.weights, strict=True) if not _valid(w)]
         if bad:
@@ -96,6 +122,8 @@ class Profile:
         }
         if self.pair_floor:
             document["pair_floor"] = list(self.pair_floor)
+        if self.at_least:
+            document["at_least"] = list(self.at_least)
         document["weights"] = dict(zip(FEATURE_NAMES, self.weights, strict=True))
         return document
 
@@ -118,11 +146,18 @@ class Profile:
                 "profile JSON's 'pair_floor' must be a list of vocabulary names "
                 f"({', '.join(FLOOR_VOCABULARIES)})"
             )
+        at_least = document.get("at_least", [])
+        if not isinstance(at_least, list) or not all(isinstance(p, str) for p in at_least):
+            raise ProfileError(
+                "profile JSON's 'at_least' must be a list of built-in profile names "
+                f"({', '.join(PROFILE_NAMES)})"
+            )
         return cls(
             name=str(document.get("name", "custom")),
             weights=tuple(_number(weights.get(n, 0.0)) for n in FEATURE_NAMES),
             about=str(document.get("about", "")),
             pair_floor=tuple(floor),
+            at_least=tuple(at_least),
         )
 
 
@@ -172,33 +207,60 @@ class CalibratedCounter:
     running a real tokenizer, and within a few percent of the tokenizer it was fitted to.
     """
 
-    __slots__ = ("_floors", "_weights", "name", "profile")
+    __slots__ = ("_prices", "name", "profile")
 
     def __init__(self, profile: Profile | str = "generic") -> None:
         if isinstance(profile, str):
             profile = builtin_profile(profile)
         self.profile = profile
         self.name = f"calibrated:{profile.name}"
-        self._weights = profile.weights
-        self._floors = tuple(FLOOR_VOCABULARIES.index(v) for v in profile.pair_floor)
+        # The weights and floors of this profile, then of each it counts at least.
+        priced = (profile, *(builtin_profile(name) for name in profile.at_least))
+        self._prices = tuple(
+            (p.weights, tuple(FLOOR_VOCABULARIES.index(v) for v in p.pair_floor)) for p in priced
+        )
 
     def estimate(self, text: str) -> float:
-        """The unrounded estimate."""
-        total: float = sum(map(operator.mul, self._weights, text_features(text)))
+        """The unrounded estimate of this profile's own weights."""
+        total: float = sum(map(operator.mul, self.profile.weights, text_features(text)))
         return total
 
     def count(self, text: str) -> int:
-        """Estimated tokens in ``text``: the estimate rounded up, at least 1 unless empty,
-        at most the UTF-8 bytes of ``text``."""
-        if not text:
-            return 0
-        count = max(1, math.ceil(self.estimate(text)))
-        if self._floors:
-            floors = pair_floors(text)
-            count = max(count, *(floors[v] for v in self._floors))
+        """Estimated tokens in ``text``: the largest of the counts of this profile and of
+        those it counts at least, each its rounded estimate raised to its pair floor and
+        to the price of the unfamiliar repeats; at least 1 unless empty, at most the
+        UTF-8 bytes of ``text``."""
+        count = self.uncapped(text)
         if count > len(text):  # a text has at least as many bytes as characters
             count = min(count, len(text.encode("utf-8", "surrogatepass")))
         return count
+
+    def uncapped(self, text: str) -> int:
+        """The count before the cap at the text's UTF-8 bytes (0 for empty text)."""
+        if not text:
+            return 0
+        counts = self._rounded(text)
+        for repeat in unfamiliar_repeats(text):
+            alone = self._rounded(repeat.unit)
+            run = self._rounded(repeat.unit * repeat.times)
+            counts = [
+                count + max(0, repeat.times * one - whole)
+                for count, one, whole in zip(counts, alone, run, strict=True)
+            ]
+        return max(counts)
+
+    def _rounded(self, text: str) -> list[int]:
+        """Per set of weights, the estimate rounded up (at least 1), raised to its pair
+        floor; the features and floors computed once."""
+        features = text_features(text)
+        floors = pair_floors(text) if any(floor for _, floor in self._prices) else ()
+        counts = []
+        for weights, floor in self._prices:
+            count = max(1, math.ceil(sum(map(operator.mul, weights, features))))
+            if floor:
+                count = max(count, *(floors[v] for v in floor))
+            counts.append(count)
+        return counts
 
     def __repr__(self) -> str:
         return f"CalibratedCounter({self.profile.name!r})"

@@ -60,6 +60,7 @@ from ctxbudget.tokens.neighbours import (
     unmerged_pair_table,
     unmerged_pairs_counter,
 )
+from ctxbudget.tokens.repeats import RepeatedUnit, repeated_units
 from ctxbudget.tokens.words import CAP, RARE_LETTERS, WordCounts, word_counter
 
 __all__ = [
@@ -67,6 +68,7 @@ __all__ = [
     "FLOOR_VOCABULARIES",
     "pair_floors",
     "text_features",
+    "unfamiliar_repeats",
 ]
 
 FEATURE_NAMES: Final = (
@@ -460,6 +462,8 @@ class _Tables:
 
     # The word counts (``ctxbudget.tokens.words``) over the common-word table.
     word_counts: WordCounts
+    # The common-word table, for ``repeated_units``.
+    common_words: frozenset[bytes]
     # The frequent Han characters, or any character outside U+4000-U+9FFF: runs of it
     # are cut only by other Han characters, so far fewer matches than of the frequent
     # ones alone (each match costs more than scanning many characters).
@@ -555,6 +559,7 @@ def _tables() -> _Tables:
             (word.encode() for word in tables["common_words"]),
             _camel_spellings(tables["common_words"]),
         ),
+        common_words=frozenset(word.encode() for word in tables["common_words"]),
         contraction_endings=_contraction_endings(tables["common_words"]),
         han_frequent_or_not_han=re.compile("[" + tables["han_one_token"] + _NOT_HAN + "]+"),
         han_rare=_sparse_runs(tables["han_three_tokens"]),
@@ -682,6 +687,12 @@ def pair_floors(text: str) -> tuple[int, ...]:
         return _NO_FLOORS
     data = text.encode("utf-8", "surrogatepass")
     return tuple(n + 1 for n in _tables().unmerged_pairs(data))
+
+
+def unfamiliar_repeats(text: str) -> tuple[RepeatedUnit, ...]:
+    """The units ``text`` repeats back to back that ordinary text does not
+    (``ctxbudget.tokens.repeats.repeated_units`` over the common-word table)."""
+    return repeated_units(text, _tables().common_words)
 
 
 def text_features(text: str) -> tuple[int, ...]:

@@ -1,0 +1,151 @@
+"""Units repeated back to back: the part of a count a linear price cannot see.
+
+A linear estimate prices a text by the sum of its features, a fraction of a token each,
+and a tokenizer spends whole tokens: where a short unit the vocabularies never saw
+together (``"TwIh"``, ``"_QZ"``, ``"Hæ&"``, ``"กา"``) is repeated, each repetition
+costs what the unit costs alone, rounded up to whole tokens, and the fractions the
+estimate adds up instead lose a fifth to a half of the count. The calibrated counter
+prices such a run at its repetitions times the count of the unit alone
+(``ctxbudget.tokens.calibrated``).
+
+``periodic_runs`` finds the runs: every maximal stretch of bytes that each equal the
+byte ``p`` before them, with the unit before them ``UNITS`` whole units or more, for a
+unit of ``SHORTEST`` to ``LONGEST`` bytes that repeats no shorter unit. ``reference_periodic_runs``
+is its definition; where the package was built with its C extension
+(``ctxbudget.tokens._neighbours``) the same list comes from one pass in C
+(``tests/tokens/test_repeats.py`` holds the two to the same list).
+
+``repeated_units`` keeps the runs that are not ordinary text: a run that holds a
+character beyond ASCII, or an ASCII word (the whole word around the run, JSON and C
+escapes left out) that is not in the common-word table. A unit of one character is left
+to the features, which price runs of one character apart; so are ``"> > > "``,
+``"\\\\n\\\\n"``, ``"\\r\\n\\r\\n"`` and ``"/bookmark/bookmark"``, which vocabularies
+merge as they merge ordinary text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from typing import Final
+
+from ctxbudget.tokens.neighbours import compiled_extension
+
+__all__ = [
+    "LONGEST",
+    "SHORTEST",
+    "UNITS",
+    "RepeatedUnit",
+    "periodic_runs",
+    "reference_periodic_runs",
+    "repeated_units",
+]
+
+SHORTEST: Final = 2
+LONGEST: Final = 16
+"""The units looked for, in bytes: two ASCII characters to four of four bytes each."""
+
+UNITS: Final = 3
+"""How many times a unit is written in a row, at least, to count: twice is mostly a
+piece of an ordinary word or line ("queue", "needed", "%s%s", a row of a table) and
+moved the guard's failures on drawn text by 3 of 8,131 texts while it took 1.8 times as
+long on the dev corpus."""
+
+Run = tuple[int, int, int]
+"""``(start, period, length)`` in bytes: ``data[start:start + length]`` repeats its first
+``period`` bytes, ``length >= units * period``."""
+
+
+@dataclass(frozen=True, slots=True)
+class RepeatedUnit:
+    """``unit`` written ``times`` times in a row (``times >= UNITS``)."""
+
+    unit: str
+    times: int
+
+
+def reference_periodic_runs(data: bytes, shortest: int, longest: int, units: int) -> list[Run]:
+    """Every maximal run of bytes that each equal the byte ``period`` before them, for
+    ``shortest <= period <= longest``, that makes with the unit before it (its first
+    ``period`` bytes) ``units`` whole units or more, and whose unit repeats no shorter
+    unit (so no run of one byte); sorted. The definition ``periodic_runs`` computes in
+    C: per period, the matching bytes are the zero bytes of the two shifted copies
+    XORed as integers."""
+    if not 2 <= shortest <= longest:
+        raise ValueError("periods must satisfy 2 <= shortest <= longest")
+    if not 2 <= units <= 64:
+        raise ValueError("units must satisfy 2 <= units <= 64")
+    runs: list[Run] = []
+    for period in range(shortest, min(longest, len(data) - 1) + 1):
+        size = len(data) - period
+        matched = (units - 1) * period
+        unequal = int.from_bytes(data[period:], "big") ^ int.from_bytes(data[:size], "big")
+        for match in re.finditer(b"\x00{%d,}" % matched, unequal.to_bytes(size, "big")):
+            start, length = match.start(), match.end() - match.start() + period
+            if _is_minimal(data[start : start + period]):
+                runs.append((start, period, length))
+    return sorted(runs)
+
+
+def _is_minimal(unit: bytes) -> bool:
+    period = len(unit)
+    return not any(
+        period % shorter == 0 and unit == unit[:shorter] * (period // shorter)
+        for shorter in range(1, period)
+    )
+
+
+def _compiled() -> Callable[[bytes, int, int, int], list[Run]] | None:
+    extension = compiled_extension(warn=False)  # neighbours warned at import already
+    if extension is None:
+        return None
+    runs: Callable[[bytes, int, int, int], list[Run]] = extension.periodic_runs
+    return runs
+
+
+periodic_runs: Final = _compiled() or reference_periodic_runs
+"""``reference_periodic_runs``, computed by the C extension where it is built."""
+
+_ASCII_LETTERS: Final = re.compile(rb"[A-Za-z]+")
+# A letter after a backslash is an escape's, not a word's ("\\n\\n" of a JSON string).
+_ESCAPE: Final = re.compile(rb'\\[nrtbfu"/\\]')
+
+
+def repeated_units(text: str, common_words: Collection[bytes]) -> tuple[RepeatedUnit, ...]:
+    """The runs of ``periodic_runs`` in ``text`` that ordinary text does not hold, as
+    their unit and how many whole times it is written (see the module's docstring);
+    ``common_words``: the common-word table, as bytes (a word is common as it is
+    written or in lower case)."""
+    data = text.encode("utf-8", "surrogatepass")
+    found: list[RepeatedUnit] = []
+    for start, period, length in periodic_runs(data, SHORTEST, LONGEST, UNITS):
+        # A run may start inside a character; its first whole one starts the unit.
+        while start < len(data) and data[start] & 0xC0 == 0x80:
+            start, length = start + 1, length - 1
+        times = length // period
+        if times < UNITS:
+            continue
+        unit = data[start : start + period].decode("utf-8", "surrogatepass")
+        if len(unit) < 2 or _ordinary(data, start, start + length, common_words):
+            continue
+        found.append(RepeatedUnit(unit, times))
+    return tuple(found)
+
+
+def _ordinary(data: bytes, start: int, end: int, common_words: Collection[bytes]) -> bool:
+    """Whether ``data[start:end]`` is all ASCII and every word in it, whole (grown to the
+    letters around it), is a common word."""
+    run = data[start:end]
+    if not run.isascii():
+        return False
+    while start > 0 and _letter(data[start]) and _letter(data[start - 1]):
+        start -= 1
+    while end < len(data) and _letter(data[end - 1]) and _letter(data[end]):
+        end += 1
+    words = _ASCII_LETTERS.findall(_ESCAPE.sub(b" ", data[start:end]))
+    return all(word in common_words or word.lower() in common_words for word in words)
+
+
+def _letter(byte: int) -> bool:
+    return 0x41 <= byte <= 0x5A or 0x61 <= byte <= 0x7A

@@ -1,0 +1,139 @@
+"""Repeated units: the C pass (``_neighbours.periodic_runs``) gives the runs of their
+definition (``reference_periodic_runs``) on any bytes, ``repeated_units`` keeps the
+runs ordinary text does not hold, and the calibrated counter prices each repetition at
+the count of the unit alone."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctxbudget.tokens import CalibratedCounter
+from ctxbudget.tokens.features import unfamiliar_repeats
+from ctxbudget.tokens.repeats import (
+    LONGEST,
+    SHORTEST,
+    UNITS,
+    RepeatedUnit,
+    periodic_runs,
+    reference_periodic_runs,
+    repeated_units,
+)
+
+# Few distinct bytes, so that runs, near-runs and runs of one byte are common; lead and
+# continuation bytes, so that units cut characters.
+_BYTES = st.binary(max_size=80).map(lambda b: bytes(b"ab x\xc3\xa9\n"[c % 7] for c in b))
+_PERIODIC = st.builds(
+    lambda head, unit, times, tail: head + unit * times + tail,
+    _BYTES,
+    st.binary(min_size=1, max_size=20),
+    st.integers(1, 40),
+    _BYTES,
+)
+_PERIODS = st.tuples(st.integers(2, 20), st.integers(0, 44), st.integers(2, 6)).map(
+    lambda t: (t[0], t[0] + t[1], t[2])
+)
+
+
+def _compiled() -> object:
+    if getattr(periodic_runs, "__module__", None) != "ctxbudget.tokens._neighbours":
+        pytest.fail("the C extension is not built: install with a C compiler (make test does)")
+    return periodic_runs
+
+
+@settings(max_examples=800)
+@given(st.one_of(_BYTES, _PERIODIC, st.binary(max_size=300)), _PERIODS)
+def test_compiled_periodic_runs_equal_the_definition(
+    data: bytes, periods: tuple[int, int, int]
+) -> None:
+    """Any bytes and any bounds give the same runs both ways (the C pass tests only some
+    positions, 16 at a time where SSE2 is at hand, and skips runs of one byte)."""
+    _compiled()
+    assert periodic_runs(data, *periods) == reference_periodic_runs(data, *periods)
+
+
+def test_a_periodic_run_is_its_start_its_unit_and_its_length() -> None:
+    """Worked examples: the unit is minimal, a run of one byte is none, a run shorter
+    than ``least`` is left out, and a run may end with part of a unit."""
+    data = b"xx abababab yy    zz TwIhTwIhTwIhTw "
+    runs = [(3, 2, 8), (21, 4, 14)]
+    assert reference_periodic_runs(data, SHORTEST, LONGEST, UNITS) == runs
+    assert periodic_runs(data, SHORTEST, LONGEST, UNITS) == runs
+    assert reference_periodic_runs(b"abab", 2, 16, 3) == []  # two units
+    assert reference_periodic_runs(b"abab", 2, 16, 2) == [(0, 2, 4)]
+    assert reference_periodic_runs(b"aaaaaaaa", 2, 16, 2) == []
+
+
+@pytest.mark.parametrize(
+    ("bounds", "refusal"),
+    [((1, 4, 3), "periods"), ((3, 2, 3), "periods"), ((2, 4, 1), "units"), ((2, 4, 65), "units")],
+)
+def test_periodic_runs_refuse_bounds_they_cannot_keep(
+    bounds: tuple[int, int, int], refusal: str
+) -> None:
+    """A period of one byte (whose runs are the features' business), bounds out of order
+    or a run of one unit are refused both ways, not silently clipped."""
+    for runs in (reference_periodic_runs, periodic_runs):
+        with pytest.raises(ValueError, match=f"{refusal} must satisfy"):
+            runs(b"abcabc", *bounds)
+
+
+def test_the_compiled_pass_refuses_periods_over_its_table() -> None:
+    """The C pass keeps no more than 64 lags; a longer one is refused."""
+    _compiled()
+    with pytest.raises(ValueError, match="<= 64"):
+        periodic_runs(b"abcabc", 2, 65, 3)
+
+
+def test_unfamiliar_repeats_are_what_ordinary_text_does_not_hold() -> None:
+    """Uncommon words and characters beyond ASCII repeated count; common words,
+    punctuation, escapes, line ends and a unit written only twice do not."""
+    assert unfamiliar_repeats("x TwIhTwIhTwIh y") == (RepeatedUnit("TwIh", 3),)
+    assert unfamiliar_repeats("x TwIhTwIh y") == ()
+    assert unfamiliar_repeats("_QZ" * 5) == (RepeatedUnit("_QZ", 5),)
+    assert unfamiliar_repeats("กา" * 4) == (RepeatedUnit("กา", 4),)
+    assert unfamiliar_repeats("TRUETRUETRUE") == (RepeatedUnit("TRUE", 3),)  # one word
+    for ordinary in [
+        "> > > > quoted",
+        "\\n\\n\\n\\n",
+        "line\r\n\r\n\r\nnext",
+        "/bookmark/bookmark/bookmark",
+        "queue",
+        "ha ha ha ha",
+        "─" * 40,
+        "    indented",
+        "the the the the",
+    ]:
+        assert unfamiliar_repeats(ordinary) == (), ordinary
+
+
+def test_a_run_that_starts_inside_a_character_starts_at_the_next_one() -> None:
+    """Units are whole characters: the run of "é" bytes in "xéaéaéa" is "éa", and a
+    unit of one character (a line of "─") is left to the features."""
+    units = repeated_units("xéaéaéa", frozenset())
+    assert units == (RepeatedUnit("éa", 3),)
+
+
+def test_the_count_of_a_repeated_unit_is_its_repetitions_times_its_count_alone() -> None:
+    """Each profile prices "_QZ" * 300 at 300 times its count of "_QZ", at least; the
+    guard never counts below any tokenizer's profile."""
+    for name in ("cl100k", "o200k", "deepseek-v4", "qwen3", "generic", "central"):
+        counter = CalibratedCounter(name)
+        assert counter.count("_QZ" * 300) >= 300 * counter.count("_QZ"), name
+    guard = CalibratedCounter("generic")
+    for text in ["uhVATSAaeQ==", "TwIh" * 3, "hello world", "def f(x):\n    return x\n"]:
+        own = [CalibratedCounter(n).count(text) for n in guard.profile.at_least]
+        assert guard.count(text) >= max(own), text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=60), st.text(min_size=1, max_size=4), st.integers(2, 60))
+def test_repeats_never_lower_a_count(head: str, unit: str, times: int) -> None:
+    """Pricing repeats only raises: a text never counts below the rounded estimate and
+    floors of its own profile."""
+    counter = CalibratedCounter("cl100k")
+    text = head + unit * times
+    assert counter.uncapped(text) >= max(1, math.ceil(counter.estimate(text)))
