@@ -489,6 +489,14 @@ def test_missing_features_weigh_zero() -> None:
             {"format": "ctxbudget.profile/1", "pair_floor": ["gpt2"], "weights": {}},
             r"unknown vocabularies \['gpt2'\]; known: cl100k, o200k, deepseek_v4, qwen3",
         ),
+        (
+            {"format": "ctxbudget.profile/1", "at_least": "cl100k", "weights": {}},
+            "'at_least' must be a list of built-in profile names",
+        ),
+        (
+            {"format": "ctxbudget.profile/1", "at_least": ["gpt2"], "weights": {}},
+            r"unknown profiles \['gpt2'\]; known: central, claude, cl100k",
+        ),
     ],
 )
 def test_bad_profile_documents(document: dict[str, object], message: str) -> None:
@@ -829,6 +837,19 @@ def test_a_pair_floor_that_is_not_a_tuple_is_refused_with_what_it_must_be() -> N
     """A list given where a tuple is expected gets a message that says so."""
     with pytest.raises(ProfileError, match="must be a tuple of vocabulary names"):
         Profile(name="x", weights=(0.0,) * len(FEATURE_NAMES), pair_floor=["cl100k"])  # type: ignore[arg-type]
+    with pytest.raises(ProfileError, match="must be a tuple of built-in profile names"):
+        Profile(name="x", weights=(0.0,) * len(FEATURE_NAMES), at_least=["cl100k"])  # type: ignore[arg-type]
+
+
+def test_a_profile_counts_at_least_the_profiles_it_names_and_saves_them() -> None:
+    """A profile of zero weights that names cl100k counts what cl100k's profile counts,
+    and its JSON keeps the names."""
+    zero = Profile(name="zero", weights=(0.0,) * len(FEATURE_NAMES), at_least=("cl100k",))
+    text = "def handler(event):\n    return {'status': 200}\n" * 5
+    assert CalibratedCounter(zero).count(text) == CalibratedCounter("cl100k").count(text)
+    assert CalibratedCounter(Profile(name="bare", weights=zero.weights)).count(text) == 1
+    assert Profile.from_json(zero.to_json()) == zero
+    assert Profile.from_json(zero.to_json()).at_least == ("cl100k",)
 
 
 def test_the_letter_of_an_escape_does_not_join_the_word_after_it() -> None:

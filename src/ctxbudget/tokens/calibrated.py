@@ -81,28 +81,8 @@ class Profile:
                 f"profile {self.name!r} has {len(self.weights)} weights, "
                 f"expected {len(FEATURE_NAMES)} (one per feature)"
             )
-        if not isinstance(self.pair_floor, tuple):
-            raise ProfileError(
-                f"profile {self.name!r}: pair_floor must be a tuple of vocabulary names "
-                f"({', '.join(FLOOR_VOCABULARIES)})"
-            )
-        unknown = [v for v in self.pair_floor if v not in FLOOR_VOCABULARIES]
-        if unknown:
-            raise ProfileError(
-                f"profile {self.name!r}: pair_floor names unknown vocabularies {unknown}; "
-                f"known: {', '.join(FLOOR_VOCABULARIES)}"
-            )
-        if not isinstance(self.at_least, tuple):
-            raise ProfileError(
-                f"profile {self.name!r}: at_least must be a tuple of built-in profile names "
-                f"({', '.join(PROFILE_NAMES)})"
-            )
-        unknown = [p for p in self.at_least if p not in PROFILE_NAMES]
-        if unknown:
-            raise ProfileError(
-                f"profile {self.name!r}: at_least names unknown profiles {unknown}; "
-                f"built-in profiles: {', '.join(PROFILE_NAMES)}"
-            )
+        _check_names(self.name, "pair_floor", self.pair_floor, _VOCABULARIES)
+        _check_names(self.name, "at_least", self.at_least, _BUILT_IN)
         bad = [n for n, w in zip(FEATURE_NAMES, self.weights, strict=True) if not _valid(w)]
         if bad:
             raise ProfileError(
@@ -140,18 +120,8 @@ class Profile:
             raise ProfileError(
                 f"profile weighs unknown features {unknown}; known: {', '.join(FEATURE_NAMES)}"
             )
-        floor = document.get("pair_floor", [])
-        if not isinstance(floor, list) or not all(isinstance(v, str) for v in floor):
-            raise ProfileError(
-                "profile JSON's 'pair_floor' must be a list of vocabulary names "
-                f"({', '.join(FLOOR_VOCABULARIES)})"
-            )
-        at_least = document.get("at_least", [])
-        if not isinstance(at_least, list) or not all(isinstance(p, str) for p in at_least):
-            raise ProfileError(
-                "profile JSON's 'at_least' must be a list of built-in profile names "
-                f"({', '.join(PROFILE_NAMES)})"
-            )
+        floor = _name_list(document, "pair_floor", _VOCABULARIES)
+        at_least = _name_list(document, "at_least", _BUILT_IN)
         return cls(
             name=str(document.get("name", "custom")),
             weights=tuple(_number(weights.get(n, 0.0)) for n in FEATURE_NAMES),
@@ -159,6 +129,44 @@ class Profile:
             pair_floor=tuple(floor),
             at_least=tuple(at_least),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class _Names:
+    """What a list of names in a profile may hold, for its error messages."""
+
+    kind: str
+    plural: str
+    known: tuple[str, ...]
+
+
+_VOCABULARIES: Final = _Names("vocabulary", "vocabularies", FLOOR_VOCABULARIES)
+_BUILT_IN: Final = _Names("built-in profile", "profiles", PROFILE_NAMES)
+
+
+def _check_names(profile: str, key: str, names: object, allowed: _Names) -> None:
+    """``names`` is a tuple of names ``allowed``, or a ``ProfileError`` says what is not."""
+    known = ", ".join(allowed.known)
+    if not isinstance(names, tuple):
+        raise ProfileError(
+            f"profile {profile!r}: {key} must be a tuple of {allowed.kind} names ({known})"
+        )
+    unknown = [name for name in names if name not in allowed.known]
+    if unknown:
+        raise ProfileError(
+            f"profile {profile!r}: {key} names unknown {allowed.plural} {unknown}; known: {known}"
+        )
+
+
+def _name_list(document: Mapping[str, Any], key: str, allowed: _Names) -> list[str]:
+    """The names under ``key`` of a profile's JSON document (none if absent)."""
+    names = document.get(key, [])
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        raise ProfileError(
+            f"profile JSON's {key!r} must be a list of {allowed.kind} names "
+            f"({', '.join(allowed.known)})"
+        )
+    return names
 
 
 def _valid(weight: float) -> bool:

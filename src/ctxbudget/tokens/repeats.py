@@ -77,19 +77,30 @@ def reference_periodic_runs(data: bytes, shortest: int, longest: int, units: int
     if not 2 <= units <= 64:
         raise ValueError("units must satisfy 2 <= units <= 64")
     runs: list[Run] = []
+    whole = int.from_bytes(data, "big")
     for period in range(shortest, min(longest, len(data) - 1) + 1):
         size = len(data) - period
         matched = (units - 1) * period
-        unequal = int.from_bytes(data[period:], "big") ^ int.from_bytes(data[:size], "big")
-        for match in re.finditer(b"\x00{%d,}" % matched, unequal.to_bytes(size, "big")):
-            start, length = match.start(), match.end() - match.start() + period
+        # Byte i of ``zeros`` is 0 where data[i + period] == data[i].
+        unequal = (whole >> (8 * period)) ^ (whole & ((1 << (8 * size)) - 1))
+        zeros = unequal.to_bytes(size, "big")
+        # bytes.find skips to the next stretch of zeros long enough, where a regex
+        # searching for one would try every position.
+        enough = bytes(matched)
+        start = zeros.find(enough)
+        while start >= 0:
+            unequal_after = _NONZERO.search(zeros, start)
+            end = unequal_after.start() if unequal_after else size
             if _is_minimal(data[start : start + period]):
-                runs.append((start, period, length))
+                runs.append((start, period, end - start + period))
+            start = zeros.find(enough, end)
     return sorted(runs)
 
 
 def _is_minimal(unit: bytes) -> bool:
     period = len(unit)
+    if unit.count(unit[:1]) == period:  # one byte repeated: most runs, in indentation
+        return False
     return not any(
         period % shorter == 0 and unit == unit[:shorter] * (period // shorter)
         for shorter in range(1, period)
@@ -107,6 +118,7 @@ def _compiled() -> Callable[[bytes, int, int, int], list[Run]] | None:
 periodic_runs: Final = _compiled() or reference_periodic_runs
 """``reference_periodic_runs``, computed by the C extension where it is built."""
 
+_NONZERO: Final = re.compile(b"[^\x00]")
 _ASCII_LETTERS: Final = re.compile(rb"[A-Za-z]+")
 # A letter after a backslash is an escape's, not a word's ("\\n\\n" of a JSON string).
 _ESCAPE: Final = re.compile(rb'\\[nrtbfu"/\\]')
