@@ -15,7 +15,12 @@ is its definition; where the package was built with its C extension
 (``ctxbudget.tokens._neighbours``) the same list comes from one pass in C
 (``tests/tokens/test_repeats.py`` holds the two to the same list).
 
-``repeated_units`` keeps the runs that are not ordinary text: a run that holds a
+``doubled_words`` finds the one exception to three units: a word written twice as one
+word (``"pydanticpydantic"``, ``"TRUETRUE"``), which vocabularies split where the copies
+meet, and a linear price reads as one long uncommon word at half its cost; C again,
+``reference_doubled_words`` its definition.
+
+``repeated_units`` keeps the runs and words that are not ordinary text: a run that holds a
 character beyond ASCII, or an ASCII word (the whole word around the run, JSON and C
 escapes left out) that is not in the common-word table. A unit of one character is left
 to the features, which price runs of one character apart; so are ``"> > > "``,
@@ -33,11 +38,14 @@ from typing import Final
 from ctxbudget.tokens.neighbours import compiled_extension
 
 __all__ = [
+    "DOUBLED_SHORTEST",
     "LONGEST",
     "SHORTEST",
     "UNITS",
     "RepeatedUnit",
+    "doubled_words",
     "periodic_runs",
+    "reference_doubled_words",
     "reference_periodic_runs",
     "repeated_units",
 ]
@@ -51,6 +59,9 @@ UNITS: Final = 3
 piece of an ordinary word or line ("queue", "needed", "%s%s", a row of a table) and
 moved the guard's failures on drawn text by 3 of 8,131 texts while it took 1.8 times as
 long on the dev corpus."""
+
+DOUBLED_SHORTEST: Final = 3
+"""The shortest word counted when written twice as one word (``"TRUETRUE"``)."""
 
 Run = tuple[int, int, int]
 """``(start, period, length)`` in bytes: ``data[start:start + length]`` repeats its first
@@ -97,6 +108,25 @@ def reference_periodic_runs(data: bytes, shortest: int, longest: int, units: int
     return sorted(runs)
 
 
+def reference_doubled_words(data: bytes, shortest: int) -> list[tuple[int, int]]:
+    """``(start, half)`` of every run of ASCII letters (a word) that is one word of
+    ``half >= shortest`` letters written twice (``"pydanticpydantic"``), in order. The
+    definition ``doubled_words`` computes in C."""
+    if shortest < 1:
+        raise ValueError("shortest must be 1 or more")
+    found = []
+    for word in _ASCII_LETTERS.finditer(data):
+        start, length = word.start(), word.end() - word.start()
+        half = length // 2
+        if (
+            length % 2 == 0
+            and half >= shortest
+            and data[start : start + half] == data[start + half : start + length]
+        ):
+            found.append((start, half))
+    return found
+
+
 def _is_minimal(unit: bytes) -> bool:
     period = len(unit)
     if unit.count(unit[:1]) == period:  # one byte repeated: most runs, in indentation
@@ -115,8 +145,19 @@ def _compiled() -> Callable[[bytes, int, int, int], list[Run]] | None:
     return runs
 
 
+def _compiled_words() -> Callable[[bytes, int], list[tuple[int, int]]] | None:
+    extension = compiled_extension(warn=False)
+    if extension is None:
+        return None
+    words: Callable[[bytes, int], list[tuple[int, int]]] = extension.doubled_words
+    return words
+
+
 periodic_runs: Final = _compiled() or reference_periodic_runs
 """``reference_periodic_runs``, computed by the C extension where it is built."""
+
+doubled_words: Final = _compiled_words() or reference_doubled_words
+"""``reference_doubled_words``, computed by the C extension where it is built."""
 
 _NONZERO: Final = re.compile(b"[^\x00]")
 _ASCII_LETTERS: Final = re.compile(rb"[A-Za-z]+")
@@ -131,7 +172,9 @@ def repeated_units(text: str, common_words: Collection[bytes]) -> tuple[Repeated
     written or in lower case)."""
     data = text.encode("utf-8", "surrogatepass")
     found: list[RepeatedUnit] = []
+    taken: list[tuple[int, int]] = []
     for start, period, length in periodic_runs(data, SHORTEST, LONGEST, UNITS):
+        taken.append((start, start + length))
         # A run may start inside a character; its first whole one starts the unit.
         while start < len(data) and data[start] & 0xC0 == 0x80:
             start, length = start + 1, length - 1
@@ -142,6 +185,15 @@ def repeated_units(text: str, common_words: Collection[bytes]) -> tuple[Repeated
         if len(unit) < 2 or _ordinary(data, start, start + length, common_words):
             continue
         found.append(RepeatedUnit(unit, times))
+    for start, half in doubled_words(data, DOUBLED_SHORTEST):
+        end = start + 2 * half
+        if not _is_minimal(data[start : start + half]):
+            continue  # "XXXXXX", "abababab": runs of one letter, or of a shorter unit
+        if any(start < last and first < end for first, last in taken):
+            continue  # "xabababxababab": the run of "ab" prices it
+        if _ordinary(data, start, end, common_words):
+            continue
+        found.append(RepeatedUnit(data[start : start + half].decode("ascii"), 2))
     return tuple(found)
 
 
