@@ -16,6 +16,7 @@ from ctxbudget.tokens.features import unfamiliar_repeats
 from ctxbudget.tokens.repeats import (
     DOUBLED_SHORTEST,
     LONGEST,
+    MOST,
     SHORTEST,
     UNITS,
     RepeatedUnit,
@@ -145,6 +146,16 @@ def test_unfamiliar_repeats_are_what_ordinary_text_does_not_hold() -> None:
         "XXXXXX",  # one letter
     ]:
         assert unfamiliar_repeats(ordinary) == (), ordinary
+
+
+def test_at_most_MOST_units_are_priced_the_longest_first() -> None:
+    """A text of a thousand distinct repeated units (hostile: each unit priced costs two
+    counts of short text) yields the ``MOST`` longest runs, not all of them."""
+    units = [f"q{chr(97 + i // 26 % 26)}{chr(97 + i % 26)}z" for i in range(1000)]
+    text = " ".join(unit * (3 + (i == 700) * 10) for i, unit in enumerate(units))
+    found = unfamiliar_repeats(text)
+    assert len(found) == MOST
+    assert found[0] == RepeatedUnit(units[700], 13)
 
 
 def test_a_run_that_starts_inside_a_character_starts_at_the_next_one() -> None:

@@ -248,12 +248,14 @@ class CalibratedCounter:
         if not text:
             return 0
         counts = self._rounded(text)
+        alone: dict[str, list[int]] = {}
         for repeat in unfamiliar_repeats(text):
-            alone = self._rounded(repeat.unit)
+            if repeat.unit not in alone:
+                alone[repeat.unit] = self._rounded(repeat.unit)
             run = self._rounded(repeat.unit * repeat.times)
             counts = [
                 count + max(0, repeat.times * one - whole)
-                for count, one, whole in zip(counts, alone, run, strict=True)
+                for count, one, whole in zip(counts, alone[repeat.unit], run, strict=True)
             ]
         return max(counts)
 

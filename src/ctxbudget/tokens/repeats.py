@@ -31,8 +31,10 @@ merge as they merge ordinary text.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Final
 
 from ctxbudget.tokens.neighbours import compiled_extension
@@ -40,6 +42,7 @@ from ctxbudget.tokens.neighbours import compiled_extension
 __all__ = [
     "DOUBLED_SHORTEST",
     "LONGEST",
+    "MOST",
     "SHORTEST",
     "UNITS",
     "RepeatedUnit",
@@ -59,6 +62,12 @@ UNITS: Final = 3
 piece of an ordinary word or line ("queue", "needed", "%s%s", a row of a table) and
 moved the guard's failures on drawn text by 3 of 8,131 texts while it took 1.8 times as
 long on the dev corpus."""
+
+MOST: Final = 64
+"""The most repeated units priced in one text, the longest first: each costs two counts
+of short text (10-50 us), and a text made of thousands of distinct repeated units would
+otherwise take a second to price, where its size alone takes milliseconds. Past it,
+runs keep the weights' price."""
 
 DOUBLED_SHORTEST: Final = 3
 """The shortest word counted when written twice as one word (``"TRUETRUE"``)."""
@@ -165,35 +174,41 @@ _ASCII_LETTERS: Final = re.compile(rb"[A-Za-z]+")
 _ESCAPE: Final = re.compile(rb'\\[nrtbfu"/\\]')
 
 
-def repeated_units(text: str, common_words: Collection[bytes]) -> tuple[RepeatedUnit, ...]:
-    """The runs of ``periodic_runs`` in ``text`` that ordinary text does not hold, as
-    their unit and how many whole times it is written (see the module's docstring);
-    ``common_words``: the common-word table, as bytes (a word is common as it is
-    written or in lower case)."""
+def repeated_units(
+    text: str, common_words: Collection[bytes], most: int = MOST
+) -> tuple[RepeatedUnit, ...]:
+    """The runs of ``periodic_runs`` and the ``doubled_words`` of ``text`` that ordinary
+    text does not hold, as their unit and how many whole times it is written (see the
+    module's docstring), the longest first and ``most`` at the most; ``common_words``:
+    the common-word table, as bytes (a word is common as it is written or in lower
+    case)."""
     data = text.encode("utf-8", "surrogatepass")
+    runs = periodic_runs(data, SHORTEST, LONGEST, UNITS)
+    # (bytes, start, unit bytes, fewest times): runs, then the words no run overlaps.
+    candidates = [(length, start, period, UNITS) for start, period, length in runs]
+    starts = [start for start, _, _ in runs]
+    reach = list(accumulate((start + length for start, _, length in runs), max))
+    for start, half in doubled_words(data, DOUBLED_SHORTEST):
+        before = bisect_left(starts, start + 2 * half)  # the runs that start inside or before
+        if before and reach[before - 1] > start:
+            continue  # "xabababxababab": the run of "ab" prices it
+        if _is_minimal(data[start : start + half]):  # not "XXXXXX", "abababab"
+            candidates.append((2 * half, start, half, 2))
+    candidates.sort(key=lambda candidate: -candidate[0])
     found: list[RepeatedUnit] = []
-    taken: list[tuple[int, int]] = []
-    for start, period, length in periodic_runs(data, SHORTEST, LONGEST, UNITS):
-        taken.append((start, start + length))
+    for length, start, period, fewest in candidates:
         # A run may start inside a character; its first whole one starts the unit.
-        while start < len(data) and data[start] & 0xC0 == 0x80:
+        while data[start] & 0xC0 == 0x80:
             start, length = start + 1, length - 1
         times = length // period
-        if times < UNITS:
+        if times < fewest:
             continue
         unit = data[start : start + period].decode("utf-8", "surrogatepass")
         if len(unit) < 2 or _ordinary(data, start, start + length, common_words):
             continue
         found.append(RepeatedUnit(unit, times))
-    for start, half in doubled_words(data, DOUBLED_SHORTEST):
-        end = start + 2 * half
-        if not _is_minimal(data[start : start + half]):
-            continue  # "XXXXXX", "abababab": runs of one letter, or of a shorter unit
-        if any(start < last and first < end for first, last in taken):
-            continue  # "xabababxababab": the run of "ab" prices it
-        if _ordinary(data, start, end, common_words):
-            continue
-        found.append(RepeatedUnit(data[start : start + half].decode("ascii"), 2))
+        if len(found) == most:
+            break
     return tuple(found)
 
 
