@@ -962,16 +962,17 @@ doubled_words(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     Py_ssize_t i = 0;
     while (i < size) {
-        if (!is_ascii_letter(data[i])) {
+        /* Skip to a letter, then to the end of its word; only a word of at least
+         * `2 * shortest` letters, even, is compared. */
+        while (i < size && !is_ascii_letter(data[i])) {
             i++;
-            continue;
         }
         Py_ssize_t start = i;
         while (i < size && is_ascii_letter(data[i])) {
             i++;
         }
-        Py_ssize_t half = (i - start) / 2;
-        if ((i - start) % 2 == 0 && half >= shortest &&
+        Py_ssize_t length = i - start, half = length / 2;
+        if (half >= shortest && (length & 1) == 0 &&
             memcmp(data + start, data + start + half, half) == 0) {
             PyObject *word = Py_BuildValue("(nn)", start, half);
             if (word == NULL || PyList_Append(words, word) < 0) {
