@@ -930,69 +930,10 @@ periodic_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return runs;
 }
 
-static inline int
-is_ascii_letter(unsigned char byte)
-{
-    return (unsigned char)((byte | 0x20) - 'a') < 26;
-}
-
-/* doubled_words(data, shortest): (start, half) of every run of ASCII letters that is
- * one word of `2 * half` letters written twice, `half >= shortest`; see
- * ctxbudget.tokens.repeats.reference_doubled_words. */
-static PyObject *
-doubled_words(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    if (nargs != 2 || !PyBytes_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "doubled_words(data: bytes, shortest: int)");
-        return NULL;
-    }
-    Py_ssize_t shortest = PyLong_AsSsize_t(args[1]);
-    if (shortest == -1 && PyErr_Occurred()) {
-        return NULL;
-    }
-    if (shortest < 1) {
-        PyErr_SetString(PyExc_ValueError, "shortest must be 1 or more");
-        return NULL;
-    }
-    const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(args[0]);
-    Py_ssize_t size = PyBytes_GET_SIZE(args[0]);
-    PyObject *words = PyList_New(0);
-    if (words == NULL) {
-        return NULL;
-    }
-    Py_ssize_t i = 0;
-    while (i < size) {
-        /* Skip to a letter, then to the end of its word; only a word of at least
-         * `2 * shortest` letters, even, is compared. */
-        while (i < size && !is_ascii_letter(data[i])) {
-            i++;
-        }
-        Py_ssize_t start = i;
-        while (i < size && is_ascii_letter(data[i])) {
-            i++;
-        }
-        Py_ssize_t length = i - start, half = length / 2;
-        if (half >= shortest && (length & 1) == 0 &&
-            memcmp(data + start, data + start + half, half) == 0) {
-            PyObject *word = Py_BuildValue("(nn)", start, half);
-            if (word == NULL || PyList_Append(words, word) < 0) {
-                Py_XDECREF(word);
-                Py_DECREF(words);
-                return NULL;
-            }
-            Py_DECREF(word);
-        }
-    }
-    return words;
-}
-
 static PyMethodDef module_methods[] = {
     {"periodic_runs", (PyCFunction)(void (*)(void))periodic_runs, METH_FASTCALL,
      "periodic_runs(data, shortest, longest, units) -> list\n\n"
      "ctxbudget.tokens.repeats.reference_periodic_runs, in one pass."},
-    {"doubled_words", (PyCFunction)(void (*)(void))doubled_words, METH_FASTCALL,
-     "doubled_words(data, shortest) -> list\n\n"
-     "ctxbudget.tokens.repeats.reference_doubled_words, in one pass."},
     {NULL, NULL, 0, NULL},
 };
 

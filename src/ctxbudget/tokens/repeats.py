@@ -15,12 +15,7 @@ is its definition; where the package was built with its C extension
 (``ctxbudget.tokens._neighbours``) the same list comes from one pass in C
 (``tests/tokens/test_repeats.py`` holds the two to the same list).
 
-``doubled_words`` finds the one exception to three units: a word written twice as one
-word (``"pydanticpydantic"``, ``"TRUETRUE"``), which vocabularies split where the copies
-meet, and a linear price reads as one long uncommon word at half its cost; C again,
-``reference_doubled_words`` its definition.
-
-``repeated_units`` keeps the runs and words that are not ordinary text: a run that holds a
+``repeated_units`` keeps the runs that are not ordinary text: a run that holds a
 character beyond ASCII, or an ASCII word (the whole word around the run, JSON and C
 escapes left out) that is not in the common-word table. A unit of one character is left
 to the features, which price runs of one character apart; so are ``"> > > "``,
@@ -31,24 +26,19 @@ merge as they merge ordinary text.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from itertools import accumulate
 from typing import Final
 
 from ctxbudget.tokens.neighbours import compiled_extension
 
 __all__ = [
-    "DOUBLED_SHORTEST",
     "LONGEST",
     "MOST",
     "SHORTEST",
     "UNITS",
     "RepeatedUnit",
-    "doubled_words",
     "periodic_runs",
-    "reference_doubled_words",
     "reference_periodic_runs",
     "repeated_units",
 ]
@@ -68,9 +58,6 @@ MOST: Final = 64
 of short text (10-50 us), and a text made of thousands of distinct repeated units would
 otherwise take a second to price, where its size alone takes milliseconds. Past it,
 runs keep the weights' price."""
-
-DOUBLED_SHORTEST: Final = 3
-"""The shortest word counted when written twice as one word (``"TRUETRUE"``)."""
 
 Run = tuple[int, int, int]
 """``(start, period, length)`` in bytes: ``data[start:start + length]`` repeats its first
@@ -117,25 +104,6 @@ def reference_periodic_runs(data: bytes, shortest: int, longest: int, units: int
     return sorted(runs)
 
 
-def reference_doubled_words(data: bytes, shortest: int) -> list[tuple[int, int]]:
-    """``(start, half)`` of every run of ASCII letters (a word) that is one word of
-    ``half >= shortest`` letters written twice (``"pydanticpydantic"``), in order. The
-    definition ``doubled_words`` computes in C."""
-    if shortest < 1:
-        raise ValueError("shortest must be 1 or more")
-    found = []
-    for word in _ASCII_LETTERS.finditer(data):
-        start, length = word.start(), word.end() - word.start()
-        half = length // 2
-        if (
-            length % 2 == 0
-            and half >= shortest
-            and data[start : start + half] == data[start + half : start + length]
-        ):
-            found.append((start, half))
-    return found
-
-
 def _is_minimal(unit: bytes) -> bool:
     period = len(unit)
     if unit.count(unit[:1]) == period:  # one byte repeated: most runs, in indentation
@@ -154,19 +122,8 @@ def _compiled() -> Callable[[bytes, int, int, int], list[Run]] | None:
     return runs
 
 
-def _compiled_words() -> Callable[[bytes, int], list[tuple[int, int]]] | None:
-    extension = compiled_extension(warn=False)
-    if extension is None:
-        return None
-    words: Callable[[bytes, int], list[tuple[int, int]]] = extension.doubled_words
-    return words
-
-
 periodic_runs: Final = _compiled() or reference_periodic_runs
 """``reference_periodic_runs``, computed by the C extension where it is built."""
-
-doubled_words: Final = _compiled_words() or reference_doubled_words
-"""``reference_doubled_words``, computed by the C extension where it is built."""
 
 _NONZERO: Final = re.compile(b"[^\x00]")
 _ASCII_LETTERS: Final = re.compile(rb"[A-Za-z]+")
@@ -177,31 +134,19 @@ _ESCAPE: Final = re.compile(rb'\\[nrtbfu"/\\]')
 def repeated_units(
     text: str, common_words: Collection[bytes], most: int = MOST
 ) -> tuple[RepeatedUnit, ...]:
-    """The runs of ``periodic_runs`` and the ``doubled_words`` of ``text`` that ordinary
-    text does not hold, as their unit and how many whole times it is written (see the
-    module's docstring), the longest first and ``most`` at the most; ``common_words``:
-    the common-word table, as bytes (a word is common as it is written or in lower
-    case)."""
+    """The runs of ``periodic_runs`` in ``text`` that ordinary text does not hold, as
+    their unit and how many whole times it is written (see the module's docstring), the
+    longest first and ``most`` at the most; ``common_words``: the common-word table, as
+    bytes (a word is common as it is written or in lower case)."""
     data = text.encode("utf-8", "surrogatepass")
-    runs = periodic_runs(data, SHORTEST, LONGEST, UNITS)
-    # (bytes, start, unit bytes, fewest times): runs, then the words no run overlaps.
-    candidates = [(length, start, period, UNITS) for start, period, length in runs]
-    starts = [start for start, _, _ in runs]
-    reach = list(accumulate((start + length for start, _, length in runs), max))
-    for start, half in doubled_words(data, DOUBLED_SHORTEST):
-        before = bisect_left(starts, start + 2 * half)  # the runs that start inside or before
-        if before and reach[before - 1] > start:
-            continue  # "xabababxababab": the run of "ab" prices it
-        if _is_minimal(data[start : start + half]):  # not "XXXXXX", "abababab"
-            candidates.append((2 * half, start, half, 2))
-    candidates.sort(key=lambda candidate: -candidate[0])
+    runs = sorted(periodic_runs(data, SHORTEST, LONGEST, UNITS), key=lambda run: -run[2])
     found: list[RepeatedUnit] = []
-    for length, start, period, fewest in candidates:
+    for start, period, length in runs:
         # A run may start inside a character; its first whole one starts the unit.
         while data[start] & 0xC0 == 0x80:
             start, length = start + 1, length - 1
         times = length // period
-        if times < fewest:
+        if times < UNITS:
             continue
         unit = data[start : start + period].decode("utf-8", "surrogatepass")
         if len(unit) < 2 or _ordinary(data, start, start + length, common_words):
