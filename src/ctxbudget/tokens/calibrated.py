@@ -250,8 +250,9 @@ class CalibratedCounter:
         counts = self._rounded(text)
         alone: dict[str, list[int]] = {}
         for repeat in unfamiliar_repeats(text):
-            if repeat.unit not in alone:
-                alone[repeat.unit] = self._rounded(repeat.unit)
+            if repeat.unit not in alone:  # never more than its bytes, as any text
+                most = len(repeat.unit.encode("utf-8", "surrogatepass"))
+                alone[repeat.unit] = [min(one, most) for one in self._rounded(repeat.unit)]
             run = self._rounded(repeat.unit * repeat.times)
             counts = [
                 count + max(0, repeat.times * one - whole)
