@@ -840,8 +840,9 @@ take_run(PyObject *runs, const unsigned char *data, Py_ssize_t size, Py_ssize_t 
  * `matched - gram + 1`th position finds every run; `gram` bytes that equal those `p`
  * before are rare in text (a byte alone is not: a space, an "e"), and a hit is grown
  * both ways to its whole run. Where SSE2 is at hand (every x86-64) and the stride is
- * short, 16 positions are compared at once, in windows that overlap by `gram - 1`, so that no `gram` in a row
- * straddles two. Inlined with a constant `gram`, so that a test is one comparison. */
+ * short, 16 positions are compared at once, in windows that overlap by `gram - 1` so
+ * that no `gram` in a row straddles two. Inlined with a constant `gram`, so that a test
+ * is one comparison. */
 static inline int
 scan_lag(PyObject *runs, const unsigned char *data, Py_ssize_t size, Py_ssize_t p,
          Py_ssize_t matched, Py_ssize_t gram)
@@ -968,7 +969,8 @@ static struct PyModuleDef_Slot module_slots[] = {
 static struct PyModuleDef module_definition = {
     PyModuleDef_HEAD_INIT,
     .m_name = "ctxbudget.tokens._neighbours",
-    .m_doc = "The neighbour counts, pair floors, words and periodic runs of ctxbudget.tokens, each in one pass.",
+    .m_doc = "The neighbour counts, pair floors, words and periodic runs of "
+             "ctxbudget.tokens, each in one pass.",
     .m_size = 0,
     .m_methods = module_methods,
     .m_slots = module_slots,
