@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxbudget.tokens import CalibratedCounter
-from ctxbudget.tokens.features import unfamiliar_repeats
+from ctxbudget.tokens.features import FLOOR_VOCABULARIES, pair_floors, unfamiliar_repeats
 from ctxbudget.tokens.repeats import (
     LONGEST,
     MOST,
@@ -39,10 +39,9 @@ _PERIODS = st.tuples(st.integers(2, 20), st.integers(0, 44), st.integers(2, 6)).
 )
 
 
-def _compiled() -> object:
+def _compiled() -> None:
     if getattr(periodic_runs, "__module__", None) != "ctxbudget.tokens._neighbours":
         pytest.fail("the C extension is not built: install with a C compiler (make test does)")
-    return periodic_runs
 
 
 @settings(max_examples=800)
@@ -57,8 +56,8 @@ def test_compiled_periodic_runs_equal_the_definition(
 
 
 def test_a_periodic_run_is_its_start_its_unit_and_its_length() -> None:
-    """Worked examples: the unit is minimal, a run of one byte is none, a run shorter
-    than ``least`` is left out, and a run may end with part of a unit."""
+    """Worked examples: the unit is minimal, a run of one byte is none, a run of fewer
+    units than asked for is left out, and a run may end with part of a unit."""
     data = b"xx abababab yy    zz TwIhTwIhTwIhTw "
     runs = [(3, 2, 8), (21, 4, 14)]
     assert reference_periodic_runs(data, SHORTEST, LONGEST, UNITS) == runs
@@ -127,6 +126,7 @@ def test_a_run_that_starts_inside_a_character_starts_at_the_next_one() -> None:
     unit of one character (a line of "─") is left to the features."""
     units = repeated_units("xéaéaéa", frozenset())
     assert units == (RepeatedUnit("éa", 3),)
+    assert repeated_units("─" * 40, frozenset()) == ()
 
 
 def test_the_count_of_a_repeated_unit_is_its_repetitions_times_its_count_alone() -> None:
@@ -145,7 +145,8 @@ def test_the_count_of_a_repeated_unit_is_its_repetitions_times_its_count_alone()
 @given(st.text(max_size=60), st.text(min_size=1, max_size=4), st.integers(2, 60))
 def test_repeats_never_lower_a_count(head: str, unit: str, times: int) -> None:
     """Pricing repeats only raises: a text never counts below the rounded estimate and
-    floors of its own profile."""
+    the pair floor of its own profile."""
     counter = CalibratedCounter("cl100k")
     text = head + unit * times
-    assert counter.uncapped(text) >= max(1, math.ceil(counter.estimate(text)))
+    floor = pair_floors(text)[FLOOR_VOCABULARIES.index("cl100k")]
+    assert counter.uncapped(text) >= max(1, math.ceil(counter.estimate(text)), floor)
