@@ -41,6 +41,8 @@ WORD_LIMIT = int(os.environ.get("WORD_LIMIT", "20000"))
 OUT = Path(__file__).resolve().parents[1] / "src/ctxbudget/tokens/data/feature_tables.json"
 # The main block only: its UTF-8 lead bytes (E4-E9) are what the features call Han.
 HAN_RANGES = ((0x4E00, 0x9FFF),)
+# The names of the four vocabularies in the tables, in the order of ``main``'s counters.
+VOCABULARIES: Final = ("cl100k", "o200k", "deepseek_v4", "qwen3")
 
 
 def _qwen_count() -> TiktokenCounter:
@@ -163,6 +165,23 @@ def emoji_plane_costs_three(counters: list[Any]) -> list[list[int]]:
     )
 
 
+def own_emoji_plane_costs(counter: Any) -> dict[str, str]:
+    """The code points of the emoji plane (U+1F000-U+1FFFF) one vocabulary encodes,
+    alone, in one token and in two, each concatenated; it spends three on the rest
+    ("😀" costs cl100k two, o200k one)."""
+    one: list[str] = []
+    two: list[str] = []
+    for code in range(0x1F000, 0x20000):
+        cost = counter.count(chr(code))
+        if cost == 1:
+            one.append(chr(code))
+        elif cost == 2:
+            two.append(chr(code))
+        elif cost != 3:
+            raise ValueError(f"U+{code:X} costs {cost} tokens: the table assumes three")
+    return {"one": "".join(one), "two": "".join(two)}
+
+
 def repeat_mergeable(counters: list[Any]) -> list[list[int]]:
     """Three-byte code points outside CJK (the lead bytes of ``other_three_byte``:
     U+0800-U+2FFF, U+E000-U+EFFF) that every vocabulary merges when repeated: sixteen
@@ -189,6 +208,33 @@ def repeat_far(counters: list[Any]) -> list[list[int]]:
             if all(c.count(chr(cp) * 64) <= 8 for c in counters)
         ]
     )
+
+
+RUN_COPIES: Final = 48
+"""The copies of a character ``run_costs`` counts: a multiple of every token length in
+copies the vocabularies hold (two, three, four, six, eight, sixteen), so that its count
+over ``RUN_COPIES`` is the price of a copy in a long run."""
+
+_RUN_CANDIDATES: Final = (
+    *range(0x80, 0xD800),
+    *range(0xE000, 0x40000),  # the BMP's rest, emoji and the ideograph planes
+    *range(0xE0000, 0xE1000),  # tags and variation selectors, which flags and emoji use
+)
+
+
+def run_costs(counter: Any) -> dict[str, int]:
+    """The characters beyond ASCII that ``counter`` merges when written again and again
+    (``RUN_COPIES`` copies cost fewer than that many times the character alone), with
+    what those copies cost. A character left out costs what it costs alone, each time:
+    no token of that vocabulary spans two copies of it. The planes beyond are
+    unassigned or private use, which no vocabulary holds whole."""
+    runs = {}
+    for code in _RUN_CANDIDATES:
+        character = chr(code)
+        run = counter.count(character * RUN_COPIES)
+        if run < RUN_COPIES * counter.count(character):
+            runs[character] = run
+    return runs
 
 
 def mergeable_pairs(pieces: dict[str, list[str]]) -> tuple[str, str]:
@@ -348,9 +394,15 @@ def main() -> None:
         "joined_byte_pairs": joined_byte_pairs(),
         "own_costs": {
             name: own_costs(vocabulary_costs)
-            for name, vocabulary_costs in zip(
-                ("cl100k", "o200k", "deepseek_v4", "qwen3"), costs, strict=True
-            )
+            for name, vocabulary_costs in zip(VOCABULARIES, costs, strict=True)
+        },
+        "run_copies": RUN_COPIES,
+        "run_costs": {
+            name: run_costs(counter) for name, counter in zip(VOCABULARIES, all_four, strict=True)
+        },
+        "own_emoji_plane_costs": {
+            name: own_emoji_plane_costs(counter)
+            for name, counter in zip(VOCABULARIES, all_four, strict=True)
         },
         "own_han_costs": {
             name: own_han_costs(counter)

@@ -232,6 +232,14 @@ RNG_SEED = 10
         ('"aagB" * 3', lambda rng: "aagB" * 3),
         ('"\u00fd)X\U0002ac93" * 1825', lambda rng: "\u00fd)X\U0002ac93" * 1825),
         ('"8nAbUQ==" * 4', lambda rng: "8nAbUQ==" * 4),
+        # One character beyond ASCII written again and again: the weights priced Qwen's
+        # "？" at nothing (Qwen joins it to the character before) and "а" as Russian
+        # words; each vocabulary merges such runs its own way (one_character_run_costs).
+        ('"\uff1f" * 100', lambda rng: "\uff1f" * 100),
+        ('"\u0430" * 1000', lambda rng: "\u0430" * 1000),
+        ('"\u300c" * 60', lambda rng: "\u300c" * 60),
+        ('"\u3001" * 60', lambda rng: "\u3001" * 60),
+        ('"\U0001f639" * 333', lambda rng: "\U0001f639" * 333),
         (
             "invisible format controls between letters",
             lambda rng: "".join(
@@ -245,6 +253,21 @@ def test_adversarial_text_from_the_issue_is_not_underpriced(
     case: str, make: Callable[[random.Random], str]
 ) -> None:
     assert_not_fooled(make(random.Random(RNG_SEED)))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    st.one_of(
+        st.characters(min_codepoint=0x80, max_codepoint=0xFFFF, exclude_categories=("Cs",)),
+        st.characters(min_codepoint=0x1F000, max_codepoint=0x1FFFF),
+    ),
+    st.integers(3, 400),
+)
+def test_no_character_written_again_and_again_is_underpriced(character: str, times: int) -> None:
+    """A character beyond ASCII (of the planes whose costs the tables hold) written
+    ``times`` times in a row keeps the guard's shares, whether the vocabularies merge
+    its repeats ("？？" is a token of three of them) or not ("аа" of none)."""
+    assert_not_fooled(character * times)
 
 
 def test_an_arabic_request_the_old_guard_let_through_is_priced_near_its_cost() -> None:

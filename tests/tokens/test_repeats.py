@@ -103,7 +103,6 @@ def test_unfamiliar_repeats_are_what_ordinary_text_does_not_hold() -> None:
         "/bookmark/bookmark/bookmark",
         "queue",
         "ha ha ha ha",
-        "─" * 40,
         "    indented",
         "the the the the",
         "XXXXXXXXX",  # one letter
@@ -123,10 +122,10 @@ def test_at_most_MOST_units_are_priced_the_longest_first() -> None:
 
 def test_a_run_that_starts_inside_a_character_starts_at_the_next_one() -> None:
     """Units are whole characters: the run of "é" bytes in "xéaéaéa" is "éa", and a
-    unit of one character (a line of "─") is left to the features."""
+    line of "─" is "─" forty times, not a unit of its bytes turned around."""
     units = repeated_units("xéaéaéa", frozenset())
     assert units == (RepeatedUnit("éa", 3),)
-    assert repeated_units("─" * 40, frozenset()) == ()
+    assert repeated_units("x" + "─" * 40, frozenset()) == (RepeatedUnit("─", 40),)
 
 
 def test_the_count_of_a_repeated_unit_is_its_repetitions_times_its_count_alone() -> None:

@@ -6,7 +6,10 @@ the ``pair_floors`` of the vocabularies the profile names in ``pair_floor`` (a c
 they do not go below on real text, which text built to fool the weights cannot hide
 from); a unit that the text repeats back to back and ordinary text does not
 (``unfamiliar_repeats``: ``"TwIh" * 3``, ``"_QZ" * 300``) costs its repetitions times
-the count of the unit alone, whole tokens each, where the weights priced it lower. A
+the count of the unit alone, whole tokens each, where the weights priced it lower; a
+character beyond ASCII written again and again (``"？" * 100``, ``"а" * 1000``) costs
+what the tables of the profile's vocabularies say such a run costs them
+(``one_character_run_costs``: "？？" is one token of Qwen's, "аа" two of every one). A
 profile that names others in ``at_least`` (the guard names the four tokenizers'
 profiles) never counts below what they count. The count is never more than the text's
 UTF-8 bytes: every shipped vocabulary is a byte-level BPE, whose tokens are at least one
@@ -35,10 +38,12 @@ from ctxbudget.errors import ProfileError
 from ctxbudget.tokens.features import (
     FEATURE_NAMES,
     FLOOR_VOCABULARIES,
+    one_character_run_costs,
     pair_floors,
     text_features,
     unfamiliar_repeats,
 )
+from ctxbudget.tokens.repeats import RepeatedUnit
 
 __all__ = [
     "PROFILE_FORMAT",
@@ -49,6 +54,10 @@ __all__ = [
     "load_profile",
     "save_profile",
 ]
+
+_UNMERGED: Final = (None,) * len(FLOOR_VOCABULARIES)
+"""What the tables say of a run of a unit of several characters: nothing, per vocabulary
+(``one_character_run_costs``)."""
 
 PROFILE_FORMAT: Final = "ctxbudget.profile/1"
 """The ``format`` tag of a profile JSON file."""
@@ -249,16 +258,35 @@ class CalibratedCounter:
             return 0
         counts = self._rounded(text)
         alone: dict[str, list[int]] = {}
+        lifts: dict[RepeatedUnit, list[int]] = {}
         for repeat in unfamiliar_repeats(text):
-            if repeat.unit not in alone:  # never more than its bytes, as any text
-                most = len(repeat.unit.encode("utf-8", "surrogatepass"))
-                alone[repeat.unit] = [min(one, most) for one in self._rounded(repeat.unit)]
-            run = self._rounded(repeat.unit * repeat.times)
-            counts = [
-                count + max(0, repeat.times * one - whole)
-                for count, one, whole in zip(counts, alone[repeat.unit], run, strict=True)
-            ]
+            if repeat not in lifts:
+                lifts[repeat] = self._lifts(repeat, alone)
+            counts = [count + lift for count, lift in zip(counts, lifts[repeat], strict=True)]
         return max(counts)
+
+    def _lifts(self, repeat: RepeatedUnit, alone: dict[str, list[int]]) -> list[int]:
+        """Per set of weights, what a run of ``repeat`` costs above the weights' price of
+        it: its repetitions times the set's count of the unit alone, or for a unit of one
+        character what the vocabularies spend on the run where their tables say
+        (``one_character_run_costs``); the largest of the vocabularies the set keeps
+        floors of, or the mean of all four for a set that keeps none (it predicts)."""
+        unit, times = repeat.unit, repeat.times
+        if unit not in alone:  # never more than its bytes, as any text
+            most = len(unit.encode("utf-8", "surrogatepass"))
+            alone[unit] = [min(one, most) for one in self._rounded(unit)]
+        merged = one_character_run_costs(unit, times) if len(unit) == 1 else _UNMERGED
+        lifts = []
+        for (_, vocabularies), one, whole in zip(
+            self._prices, alone[unit], self._rounded(unit * times), strict=True
+        ):
+            costs = [times * one if cost is None else cost for cost in merged]
+            if vocabularies:
+                price = max(costs[v] for v in vocabularies)
+            else:
+                price = -(-sum(costs) // len(costs))
+            lifts.append(max(0, price - whole))
+        return lifts
 
     def _rounded(self, text: str) -> list[int]:
         """Per set of weights, the estimate rounded up (at least 1), raised to its pair

@@ -66,6 +66,7 @@ from ctxbudget.tokens.words import CAP, RARE_LETTERS, WordCounts, word_counter
 __all__ = [
     "FEATURE_NAMES",
     "FLOOR_VOCABULARIES",
+    "one_character_run_costs",
     "pair_floors",
     "text_features",
     "unfamiliar_repeats",
@@ -451,6 +452,10 @@ _UPPER_GREEK_CYRILLIC_LEAD: Final = bytes(1 if b in (0xCE, 0xD0) else 0 for b in
 _UPPER_GREEK_CYRILLIC_SECOND: Final = bytes(1 if 0x80 <= b <= 0xAF else 0 for b in range(256))
 
 _HAN_FIRST, _HAN_LAST = 0x4000, 0x9FFF  # the code points of lead bytes E4-E9
+# The first ideograph of the tables' Han classes (U+4E00-U+9FFF); those before it are
+# in the tables of costly characters.
+_HAN_TABLE_FIRST: Final = 0x4E00
+_EMOJI_PLANE_FIRST, _EMOJI_PLANE_LAST = 0x1F000, 0x1FFFF
 _NOT_HAN: Final = "\\x00-\\u3fff\\ua000-\\U0010ffff"  # a class of all but those
 _PIECE: Final = PIECE  # longer texts are cut after a newline, which no feature spans
 
@@ -491,6 +496,13 @@ class _Tables:
     # Per vocabulary of ``FLOOR_VOCABULARIES``, the adjacent ASCII pairs of a text that
     # are none of its two-character tokens (``pair_floors``).
     unmerged_pairs: UnmergedPairs
+    # Per vocabulary of ``FLOOR_VOCABULARIES``, what ``run_copies`` copies cost of each
+    # character it merges when repeated (``merged_run_costs``).
+    run_costs: tuple[Mapping[str, int], ...]
+    run_copies: int
+    # Per vocabulary of ``FLOOR_VOCABULARIES``, the characters of the emoji plane it
+    # spends one token on alone, and two (three on the rest).
+    own_emoji_plane_costs: tuple[tuple[frozenset[str], frozenset[str]], ...]
 
 
 def _class_of_ranges(ranges: list[list[int]]) -> re.Pattern[str]:
@@ -594,6 +606,15 @@ def _tables() -> _Tables:
             ),
             len(FLOOR_VOCABULARIES),
         ),
+        run_costs=tuple(MappingProxyType(tables["run_costs"][v]) for v in FLOOR_VOCABULARIES),
+        run_copies=tables["run_copies"],
+        own_emoji_plane_costs=tuple(
+            (
+                frozenset(tables["own_emoji_plane_costs"][v]["one"]),
+                frozenset(tables["own_emoji_plane_costs"][v]["two"]),
+            )
+            for v in FLOOR_VOCABULARIES
+        ),
     )
 
 
@@ -687,6 +708,57 @@ def pair_floors(text: str) -> tuple[int, ...]:
         return _NO_FLOORS
     data = text.encode("utf-8", "surrogatepass")
     return tuple(n + 1 for n in _tables().unmerged_pairs(data))
+
+
+def one_character_run_costs(character: str, times: int) -> tuple[int | None, ...]:
+    """Per vocabulary of ``FLOOR_VOCABULARIES``, what ``character`` (beyond ASCII)
+    written ``times`` times in a row costs, or ``None`` where the tables do not say.
+
+    Where a vocabulary merges the character's repeats ("？？" and "——" are tokens of
+    some), the price of a copy in a long run (``run_costs`` in
+    ``data/feature_tables.json``: what ``run_copies`` copies cost, written by
+    ``benchmarks/tokens_tables.py``) times ``times``, rounded up: a short run's ends can
+    take a token more or less. Elsewhere no token of that vocabulary spans two copies,
+    so each costs what the character costs alone: its class in the tables of costly
+    characters of the Basic Multilingual Plane and of the emoji plane, ``None`` beyond
+    them."""
+    tables = _tables()
+    costs: list[int | None] = []
+    for v, merged in enumerate(tables.run_costs):
+        run = merged.get(character)
+        if run is not None:
+            costs.append(-(-run * times // tables.run_copies))
+        else:
+            alone = _alone_cost(tables, v, character)
+            costs.append(None if alone is None else alone * times)
+    return tuple(costs)
+
+
+def _alone_cost(tables: _Tables, vocabulary: int, character: str) -> int | None:
+    """What the vocabulary of ``FLOOR_VOCABULARIES`` at ``vocabulary`` spends on
+    ``character`` alone, from the tables of costly characters of the Basic Multilingual
+    Plane and of the emoji plane; ``None`` beyond them."""
+    code = ord(character)
+    if _EMOJI_PLANE_FIRST <= code <= _EMOJI_PLANE_LAST:
+        one, two = tables.own_emoji_plane_costs[vocabulary]
+        return 1 if character in one else 2 if character in two else 3
+    if code > 0xFFFF:
+        return None
+    if _HAN_TABLE_FIRST <= code <= _HAN_LAST:
+        return _han_cost(tables, FLOOR_VOCABULARIES[vocabulary], character)
+    # The vocabularies of the costly characters are those of the floors, in that order.
+    two_or_three, three = tables.own_costs[vocabulary]
+    return 3 if three.fullmatch(character) else 2 if two_or_three.fullmatch(character) else 1
+
+
+def _han_cost(tables: _Tables, vocabulary: str, ideograph: str) -> int:
+    """What ``vocabulary`` spends on an ideograph of U+4E00-U+9FFF alone: one token,
+    three or two (cl100k's classes are the Han features', the others' their own)."""
+    if vocabulary in _HAN_COST_VOCABULARIES:
+        one, three = tables.own_han_costs[_HAN_COST_VOCABULARIES.index(vocabulary)]
+    else:
+        one, three = tables.han_frequent_or_not_han, tables.han_rare
+    return 1 if one.fullmatch(ideograph) else 3 if three.fullmatch(ideograph) else 2
 
 
 def unfamiliar_repeats(text: str) -> tuple[RepeatedUnit, ...]:

@@ -17,10 +17,13 @@ is its definition; where the package was built with its C extension
 
 ``repeated_units`` keeps the runs that are not ordinary text: a run that holds a
 character beyond ASCII, or an ASCII word (the whole word around the run, JSON and C
-escapes left out) that is not in the common-word table. A unit of one character is left
-to the features, which price runs of one character apart; so are ``"> > > "``,
-``"\\\\n\\\\n"``, ``"\\r\\n\\r\\n"`` and ``"/bookmark/bookmark"``, which vocabularies
-merge as they merge ordinary text.
+escapes left out) that is not in the common-word table. Runs of ASCII that ordinary
+text holds are left to the features: ``"> > > "``, ``"\\\\n\\\\n"``, ``"\\r\\n\\r\\n"`` and
+``"/bookmark/bookmark"``, which vocabularies merge as they merge ordinary text, and runs
+of one byte, which are not looked for. A character beyond ASCII written again and again
+(``"？？？"``, ``"ааа"``, ``"────"``) is a unit of its own: vocabularies merge few of
+them, each in its own way, which the counter prices from their tables
+(``ctxbudget.tokens.features.merged_run_costs``).
 """
 
 from __future__ import annotations
@@ -149,7 +152,7 @@ def repeated_units(
         if times < UNITS:
             continue
         unit = data[start : start + period].decode("utf-8", "surrogatepass")
-        if len(unit) < 2 or _ordinary(data, start, start + length, common_words):
+        if _ordinary(data, start, start + length, common_words):
             continue
         found.append(RepeatedUnit(unit, times))
         if len(found) == most:
