@@ -72,7 +72,9 @@ class Profile:
 
     ``about`` says what the profile was fitted against, for humans. ``pair_floor``: the
     vocabularies (of ``FLOOR_VOCABULARIES``) whose ``pair_floors`` the count never goes
-    below: a profile of one tokenizer names its own, the guard all four. ``at_least``:
+    below: a profile of one tokenizer names its own, the guard all four. A character
+    written again and again costs what the largest of them spends on the run, or the
+    mean of all four for a profile that names none. ``at_least``:
     built-in profiles (``PROFILE_NAMES``) whose counts this one never goes below: the
     guard names the four tokenizers' profiles, so that no text it prices below one of
     them passes it (their own ``at_least`` is not followed).
