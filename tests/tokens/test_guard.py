@@ -290,6 +290,10 @@ PROSE_ONCE_UNDERPRICED = {
     "հաշվիչը ստուգելու համար։",
     "Kazakh": "Қазақстан Орталық Азиядағы ең үлкен мемлекет. Бұл мәтін санауышты "
     "тексеру үшін жазылды.",
+    # Kyrgyz: most of its lines and words hold no letter Russian lacks (o200k's profile
+    # counted this at 83 % of its own until a Kyrgyz or Mongolian text was priced whole).
+    "Kyrgyz": "Кыргызстан Борбордук Азиядагы тоолуу өлкө. Бул кыска текст эсептегичти "
+    "текшерүү үчүн жазылды. Тоолордо жай мезгилинде малчылар жайлоого чыгышат. ",
 }
 
 
@@ -301,9 +305,10 @@ def test_prose_of_scripts_that_shared_a_cheaper_price_is_not_underpriced(languag
 @pytest.mark.xfail(
     strict=True,
     reason="not yet met: Mongolian words are mostly letters of Russian's alphabet; with "
-    "their lines' ү and ө priced the guard counts this prose at 92 % of the largest count "
-    "(69 % before), but o200k's profile, which Kazakh keeps from that price, at 83 % of "
-    "its own (docs/tokens.md, Cyrillic beyond Russian)",
+    "every Cyrillic letter of a Kyrgyz or Mongolian text priced as such the guard counts "
+    "this prose at 90 % of the largest count and o200k's profile at 96 % of its own, but "
+    "DeepSeek V4's profile at 78 % and Qwen's at 84 % (docs/tokens.md, Cyrillic beyond "
+    "Russian)",
 )
 def test_mongolian_prose_is_not_underpriced() -> None:
     mongolian = "Монгол улс нь Зүүн Азид оршдог. Энэ бичвэрийг тоолуурыг шалгах зорилгоор бичсэн. "
