@@ -264,14 +264,32 @@ def ascii_pair_tokens(pieces: dict[str, list[str]]) -> dict[str, str]:
     }
 
 
-def joined_byte_pairs() -> dict[str, str]:
+def han_pairs(tokens: dict[str, list[bytes]]) -> dict[str, str]:
+    """Per vocabulary, the pairs of adjacent U+4E00-U+9FFF ideographs some token of it
+    holds whole, sorted and concatenated: a pair none holds is a token boundary of it
+    (``ctxbudget.tokens.han_pairs``). A token's characters cut at its ends are left
+    out."""
+    found = {}
+    for name, spelled in tokens.items():
+        pairs = set()
+        for token in spelled:
+            for run in _HAN_RUN.findall(token.decode("utf-8", "ignore")):
+                pairs.update(run[i : i + 2] for i in range(len(run) - 1))
+        found[name] = "".join(sorted(pairs))
+    return found
+
+
+_HAN_RUN: Final = re.compile("[\u4e00-\u9fff]{2,}")
+
+
+def joined_byte_pairs(tokens: dict[str, list[bytes]]) -> dict[str, str]:
     """Per vocabulary, the pairs of bytes some token of it spans, as the base64 of
     ``joined_pair_bitmap``: a pair beyond ASCII that none spans is a token boundary of
     that vocabulary wherever it stands (``unmerged_pair_table`` in
     ``ctxbudget.tokens.neighbours``)."""
     return {
-        name: base64.b64encode(joined_pair_bitmap(tokens)).decode("ascii")
-        for name, tokens in vocabulary_token_bytes().items()
+        name: base64.b64encode(joined_pair_bitmap(spelled)).decode("ascii")
+        for name, spelled in tokens.items()
     }
 
 
@@ -375,6 +393,7 @@ def main() -> None:
     costs = [alone_costs(counter) for counter in all_four]
     costs_two, costs_three = costly_characters(costs)
     pieces = vocabulary_pieces()
+    token_bytes = vocabulary_token_bytes()
     pairs, joins = mergeable_pairs(pieces)
     tables = {
         "about": "derived by benchmarks/tokens_tables.py from the cl100k, o200k, "
@@ -391,7 +410,8 @@ def main() -> None:
         "mergeable_pairs": pairs,
         "letter_joins": joins,
         "ascii_pair_tokens": ascii_pair_tokens(pieces),
-        "joined_byte_pairs": joined_byte_pairs(),
+        "joined_byte_pairs": joined_byte_pairs(token_bytes),
+        "han_pairs": han_pairs(token_bytes),
         "own_costs": {
             name: own_costs(vocabulary_costs)
             for name, vocabulary_costs in zip(VOCABULARIES, costs, strict=True)

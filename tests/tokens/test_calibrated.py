@@ -356,7 +356,10 @@ def test_scripts_whose_cost_differs_by_vocabulary_have_their_own_letter_count(
     leave ``script_letters``, which keeps Oriya and Tibetan."""
     found = features(text)
     assert found[name] == letters
-    scripts = FEATURE_NAMES[FEATURE_NAMES.index("greek_letters") :]
+    # The letter counts of scripts, Cyrillic's kinds included, and nothing after them.
+    scripts = FEATURE_NAMES[
+        FEATURE_NAMES.index("greek_letters") : FEATURE_NAMES.index("format_controls")
+    ]
     assert [n for n in scripts if n in found] == [name]
     assert "script_letters" not in found
     assert features("ଓଡ଼ିଆ བོད")["script_letters"] == 8
@@ -596,7 +599,8 @@ def test_shipped_profiles_are_in_a_sane_range(name: str) -> None:
     english = "The quick brown fox jumps over the lazy dog. " * 20
     chinese = "我们今天在这里讨论一下这个问题的解决方法。" * 10
     assert 0.15 < counter.count(english) / len(english) < 0.35
-    assert 0.4 < counter.count(chinese) / len(chinese) < 1.6
+    # Qwen spends 0.33 tokens a character on this sentence, DeepSeek V4 0.38, cl100k 0.95.
+    assert 0.3 < counter.count(chinese) / len(chinese) < 1.6
 
 
 @PROPERTIES

@@ -446,6 +446,171 @@ static PyType_Spec unmerged_spec = {
     .slots = unmerged_slots,
 };
 
+/* HanPairs: per vocabulary, the adjacent pairs of U+4E00-U+9FFF ideographs that it
+ * did not learn (`reference_unlearned_han_pairs` in han_pairs.py defines the counts),
+ * looked up in an open-addressing hash table of the learned pairs' keys. */
+typedef struct {
+    PyObject_HEAD
+    int vocabularies;
+    uint32_t mask_bits; /* the table holds 1 << mask_bits slots */
+    uint32_t *keys;     /* key + 1 in each slot; 0: empty */
+    unsigned char *masks;
+} HanPairs;
+
+static void
+han_pairs_dealloc(HanPairs *self)
+{
+    PyTypeObject *type = Py_TYPE(self);
+    PyMem_Free(self->keys);
+    PyMem_Free(self->masks);
+    type->tp_free((PyObject *)self);
+    Py_DECREF(type);
+}
+
+static inline uint32_t
+han_slot(uint32_t key, uint32_t bits)
+{
+    return (uint32_t)(key * 2654435761u) >> (32 - bits);
+}
+
+static PyObject *
+han_pairs_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    Py_buffer keys, masks;
+    int vocabularies;
+    static char *names[] = {"keys", "masks", "vocabularies", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*y*i:HanPairs", names, &keys, &masks,
+                                     &vocabularies)) {
+        return NULL;
+    }
+    HanPairs *self = NULL;
+    Py_ssize_t n = masks.len;
+    if (keys.len != 4 * n || vocabularies < 0 || vocabularies > 8 || n > (1 << 28)) {
+        PyErr_SetString(PyExc_ValueError,
+                        "HanPairs takes a key of 4 bytes a mask and 0 to 8 vocabularies");
+        goto done;
+    }
+    self = (HanPairs *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        goto done;
+    }
+    self->vocabularies = vocabularies;
+    uint32_t bits = 4;
+    while (((Py_ssize_t)1 << bits) < 2 * n) { /* at most half full */
+        bits++;
+    }
+    self->mask_bits = bits;
+    self->keys = PyMem_Calloc((size_t)1 << bits, sizeof(uint32_t));
+    self->masks = PyMem_Calloc((size_t)1 << bits, 1);
+    if (self->keys == NULL || self->masks == NULL) {
+        PyErr_NoMemory();
+        Py_CLEAR(self);
+        goto done;
+    }
+    const uint32_t *given = (const uint32_t *)keys.buf;
+    const unsigned char *given_masks = (const unsigned char *)masks.buf;
+    uint32_t last = ((uint32_t)1 << bits) - 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint32_t key;
+        memcpy(&key, given + i, sizeof key); /* the buffer may not be aligned */
+        uint32_t j = han_slot(key, bits);
+        while (self->keys[j] != 0 && self->keys[j] != key + 1) {
+            j = (j + 1) & last;
+        }
+        self->keys[j] = key + 1;
+        self->masks[j] |= given_masks[i];
+    }
+done:
+    PyBuffer_Release(&keys);
+    PyBuffer_Release(&masks);
+    return (PyObject *)self;
+}
+
+static inline unsigned char
+han_mask(const HanPairs *self, uint32_t key)
+{
+    uint32_t last = ((uint32_t)1 << self->mask_bits) - 1;
+    for (uint32_t j = han_slot(key, self->mask_bits);; j = (j + 1) & last) {
+        if (self->keys[j] == key + 1) {
+            return self->masks[j];
+        }
+        if (self->keys[j] == 0) {
+            return 0;
+        }
+    }
+}
+
+static PyObject *
+han_pairs_counts(HanPairs *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 1 || !PyBytes_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "counts(data: bytes)");
+        return NULL;
+    }
+    const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    Py_ssize_t size = PyBytes_GET_SIZE(args[0]);
+    Py_ssize_t masks[256] = {0};
+    Py_ssize_t previous_end = -1; /* where the ideograph before ends; -1: none */
+    uint32_t previous = 0;
+    for (Py_ssize_t i = 0; i + 2 < size; i++) {
+        unsigned lead = data[i];
+        /* U+4E00-U+9FFF are E4 B8 80 to E9 BF BF: the continuation bytes are whole in
+         * valid UTF-8, which is all the features pass. */
+        if (lead < 0xE4 || lead > 0xE9 || (data[i + 1] & 0xC0) != 0x80 ||
+            (data[i + 2] & 0xC0) != 0x80) {
+            continue;
+        }
+        uint32_t code = (lead & 0x0Fu) << 12 | (data[i + 1] & 0x3Fu) << 6 | (data[i + 2] & 0x3Fu);
+        if (code < 0x4E00) {
+            continue;
+        }
+        code -= 0x4E00;
+        if (previous_end == i) {
+            masks[han_mask(self, previous << 15 | code)]++;
+        }
+        previous = code;
+        previous_end = i + 3;
+        i += 2;
+    }
+    Py_ssize_t pairs = 0;
+    for (int mask = 0; mask < 256; mask++) {
+        pairs += masks[mask];
+    }
+    Py_ssize_t totals[8] = {0};
+    for (int v = 0; v < self->vocabularies; v++) {
+        totals[v] = pairs;
+        for (int mask = 1; mask < 256; mask++) {
+            if (mask >> v & 1) {
+                totals[v] -= masks[mask];
+            }
+        }
+    }
+    return tuple_of(totals, self->vocabularies);
+}
+
+static PyMethodDef han_pairs_methods[] = {
+    {"counts", (PyCFunction)(void (*)(void))han_pairs_counts, METH_FASTCALL,
+     "counts(data) -> tuple\n\n"
+     "Per vocabulary, the adjacent pairs of main-block ideographs it did not learn."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot han_pairs_slots[] = {
+    {Py_tp_new, han_pairs_new},
+    {Py_tp_dealloc, han_pairs_dealloc},
+    {Py_tp_methods, han_pairs_methods},
+    {Py_tp_doc, "HanPairs(keys, masks, vocabularies)\n\n"
+                "The counts of ctxbudget.tokens.han_pairs.reference_unlearned_han_pairs."},
+    {0, NULL},
+};
+
+static PyType_Spec han_pairs_spec = {
+    .name = "ctxbudget.tokens._neighbours.HanPairs",
+    .basicsize = sizeof(HanPairs),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = han_pairs_slots,
+};
+
 /* Words: the word counts of ctxbudget.tokens.words (`reference_word_counts` there
  * defines them, `WORD_COUNT_NAMES` names them in order). A word is a run of ASCII
  * letters; it is looked up in a hash table of the common words built once, with no
@@ -959,6 +1124,9 @@ module_exec(PyObject *module)
     if (add_type(module, &unmerged_spec, "UnmergedPairs") < 0) {
         return -1;
     }
+    if (add_type(module, &han_pairs_spec, "HanPairs") < 0) {
+        return -1;
+    }
     return add_type(module, &words_spec, "Words");
 }
 static struct PyModuleDef_Slot module_slots[] = {
@@ -969,8 +1137,8 @@ static struct PyModuleDef_Slot module_slots[] = {
 static struct PyModuleDef module_definition = {
     PyModuleDef_HEAD_INIT,
     .m_name = "ctxbudget.tokens._neighbours",
-    .m_doc = "The neighbour counts, pair floors, words and periodic runs of "
-             "ctxbudget.tokens, each in one pass.",
+    .m_doc = "The neighbour counts, pair floors, unlearned ideograph pairs, words and "
+             "periodic runs of ctxbudget.tokens, each in one pass.",
     .m_size = 0,
     .m_methods = module_methods,
     .m_slots = module_slots,

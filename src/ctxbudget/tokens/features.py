@@ -49,6 +49,11 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Final
 
+from ctxbudget.tokens.han_pairs import (
+    HanPairCounts,
+    han_pair_table,
+    unlearned_han_pairs_counter,
+)
 from ctxbudget.tokens.neighbours import (
     ASCII_PUNCTUATION,
     CONTROLS,
@@ -177,6 +182,10 @@ FEATURE_NAMES: Final = (
     "belarusian_line_letters",
     "format_controls",
     "kyrgyz_mongolian_text_letters",
+    "unlearned_han_pairs_cl100k",
+    "unlearned_han_pairs_o200k",
+    "unlearned_han_pairs_deepseek_v4",
+    "unlearned_han_pairs_qwen3",
 )
 """Feature order, shared by ``text_features`` and every profile.
 
@@ -340,6 +349,13 @@ Mongolian, whose words vocabularies merge no further on a line without ү or ө
 (Kyrgyz costs cl100k 0.71 tokens a Cyrillic letter, Mongolian 0.86, Russian 0.45),
 where Kazakh's they merge better; such a text counts no
 ``central_asian_cyrillic_line_letters``, which then price Kazakh, Tatar and Bashkir.
+``unlearned_han_pairs_<vocabulary>``: adjacent ideographs of U+4E00-U+9FFF that no
+token of that vocabulary holds (``ctxbudget.tokens.han_pairs``; its ``han_pairs`` in
+``data/feature_tables.json``: 212 pairs for cl100k, 3,433 for o200k, 25,532 for
+DeepSeek V4, 40,168 for Qwen), each a token boundary of it: running Chinese prose is
+mostly words a vocabulary learned, classical verse and names mostly not, which a price
+per character cannot tell apart (Tang and Song verse was counted 15-18 % under by
+DeepSeek's and Qwen's profiles).
 ``format_controls``: the invisible format controls of General Punctuation (the
 zero-width space, the direction marks, embeddings and isolates, the word joiner and
 invisible operators: U+200B, U+200E, U+200F, U+202A-U+202E, U+2060-U+206F; not the
@@ -418,6 +434,7 @@ FLOOR_VOCABULARIES: Final = _VOCABULARY_COSTS
 """The vocabularies ``pair_floors`` bounds, in its order (``cl100k`` is cl100k_base,
 ``o200k`` o200k_base, ``deepseek_v4`` DeepSeek V4's, ``qwen3`` Qwen 3's)."""
 _NO_FLOORS: Final = (0,) * len(FLOOR_VOCABULARIES)
+_NO_HAN_PAIRS: Final = (0,) * len(FLOOR_VOCABULARIES)
 # The features from ``unlearned_pairs`` on are 0 in ASCII text.
 _NO_SCRIPTS: Final = (0,) * (len(FEATURE_NAMES) - FEATURE_NAMES.index("unlearned_pairs"))
 # The per-script letters (``greek_letters`` on). Two-byte scripts by lead byte (one byte
@@ -507,6 +524,8 @@ class _Tables:
     # character it merges when repeated (``merged_run_costs``).
     run_costs: tuple[Mapping[str, int], ...]
     run_copies: int
+    # Per vocabulary of ``FLOOR_VOCABULARIES``, the adjacent ideographs it did not learn.
+    unlearned_han_pairs: HanPairCounts
     # Per vocabulary of ``FLOOR_VOCABULARIES``, the characters of the emoji plane it
     # spends one token on alone, and two (three on the rest).
     own_emoji_plane_costs: tuple[tuple[frozenset[str], frozenset[str]], ...]
@@ -630,6 +649,10 @@ def _tables() -> _Tables:
         ),
         run_costs=tuple(MappingProxyType(tables["run_costs"][v]) for v in FLOOR_VOCABULARIES),
         run_copies=tables["run_copies"],
+        unlearned_han_pairs=unlearned_han_pairs_counter(
+            *han_pair_table([tables["han_pairs"][v] for v in FLOOR_VOCABULARIES]),
+            len(FLOOR_VOCABULARIES),
+        ),
         own_emoji_plane_costs=tuple(
             (
                 frozenset(tables["own_emoji_plane_costs"][v]["one"]),
@@ -1036,6 +1059,7 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
         _line_letters_after(_BELARUSIAN_LINE_REST, text) if beyond_russian else 0,
         _matched(_FORMAT_CONTROLS, non_ascii) if other_three_byte else 0,
         kyrgyz_mongolian,
+        *(tables.unlearned_han_pairs(full) if han > 1 else _NO_HAN_PAIRS),
     )
 
 
