@@ -50,6 +50,8 @@ from types import MappingProxyType
 from typing import Final
 
 from ctxbudget.tokens.han_pairs import (
+    HAN_FIRST,
+    HAN_LAST,
     HanPairCounts,
     han_pair_table,
     unlearned_han_pairs_counter,
@@ -476,9 +478,6 @@ _UPPER_GREEK_CYRILLIC_LEAD: Final = bytes(1 if b in (0xCE, 0xD0) else 0 for b in
 _UPPER_GREEK_CYRILLIC_SECOND: Final = bytes(1 if 0x80 <= b <= 0xAF else 0 for b in range(256))
 
 _HAN_FIRST, _HAN_LAST = 0x4000, 0x9FFF  # the code points of lead bytes E4-E9
-# The first ideograph of the tables' Han classes (U+4E00-U+9FFF); those before it are
-# in the tables of costly characters.
-_HAN_TABLE_FIRST: Final = 0x4E00
 _EMOJI_PLANE_FIRST, _EMOJI_PLANE_LAST = 0x1F000, 0x1FFFF
 _NOT_HAN: Final = "\\x00-\\u3fff\\ua000-\\U0010ffff"  # a class of all but those
 _PIECE: Final = PIECE  # longer texts are cut after a newline, which no feature spans
@@ -521,7 +520,7 @@ class _Tables:
     # are none of its two-character tokens (``pair_floors``).
     unmerged_pairs: UnmergedPairs
     # Per vocabulary of ``FLOOR_VOCABULARIES``, what ``run_copies`` copies cost of each
-    # character it merges when repeated (``merged_run_costs``).
+    # character it merges when repeated (``one_character_run_costs``).
     run_costs: tuple[Mapping[str, int], ...]
     run_copies: int
     # Per vocabulary of ``FLOOR_VOCABULARIES``, the adjacent ideographs it did not learn.
@@ -789,7 +788,8 @@ def _alone_cost(tables: _Tables, vocabulary: int, character: str) -> int | None:
         return 1 if character in one else 2 if character in two else 3
     if code > 0xFFFF:
         return None
-    if _HAN_TABLE_FIRST <= code <= _HAN_LAST:
+    # The tables' Han classes hold the main block (those before it, the costly ones).
+    if HAN_FIRST <= code <= HAN_LAST:
         return _han_cost(tables, FLOOR_VOCABULARIES[vocabulary], character)
     # The vocabularies of the costly characters are those of the floors, in that order.
     two_or_three, three = tables.own_costs[vocabulary]

@@ -23,7 +23,7 @@ text holds are left to the features: ``"> > > "``, ``"\\\\n\\\\n"``, ``"\\r\\n\\
 of one byte, which are not looked for. A character beyond ASCII written again and again
 (``"？？？"``, ``"ааа"``, ``"────"``) is a unit of its own: vocabularies merge few of
 them, each in its own way, which the counter prices from their tables
-(``ctxbudget.tokens.features.merged_run_costs``).
+(``ctxbudget.tokens.features.one_character_run_costs``).
 """
 
 from __future__ import annotations
