@@ -19,6 +19,11 @@ Two tables, both proxies for "how common is this piece of text":
   (a random-looking string in any script, private-use or unassigned code points,
   combining marks piled up) costs about that much a character, since nothing merges:
   this is the worst case the conservative profile must price.
+* Runs of one character: per vocabulary, the characters beyond ASCII it merges when
+  written again and again, with what 48 copies cost (``run_costs``), and what it spends
+  on each code point of the emoji plane alone (``own_emoji_plane_costs``).
+* Ideograph pairs: per vocabulary, the adjacent ideographs its tokens hold
+  (``han_pairs``).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from typing import Any, Final
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from ctxbudget.tokens.exact import HFTokenizerCounter, TiktokenCounter
+from ctxbudget.tokens.han_pairs import HAN_FIRST, HAN_LAST
 from ctxbudget.tokens.neighbours import joined_pair_bitmap
 
 WORD_LIMIT = int(os.environ.get("WORD_LIMIT", "20000"))
@@ -279,7 +285,7 @@ def han_pairs(tokens: dict[str, list[bytes]]) -> dict[str, str]:
     return found
 
 
-_HAN_RUN: Final = re.compile("[\u4e00-\u9fff]{2,}")
+_HAN_RUN: Final = re.compile(f"[{chr(HAN_FIRST)}-{chr(HAN_LAST)}]{{2,}}")
 
 
 def joined_byte_pairs(tokens: dict[str, list[bytes]]) -> dict[str, str]:
