@@ -58,6 +58,7 @@ def test_english_words_digits_and_punctuation() -> None:
         "uppercase": 1,  # rare letters of common words (v, k) are not counted
         "digits": 2,
         "digit_runs": 1,
+        "digit_groups": 1,
         "space_before_digit": 1,
         "punctuation": 4,
         "punctuation_runs": 3,  # ,  "  "!
@@ -93,6 +94,25 @@ def test_tab_indentation_counts_runs_of_two_or_more_tabs() -> None:
     found = features("\t\tfor x\n\tdo\n\t\t\tdone\n")
     assert found["tabs"] == 6
     assert found["tab_runs"] == 2
+    assert "tabs_before_non_letters" not in found
+
+
+def test_numbers_are_counted_in_groups_of_three_digits() -> None:
+    """cl100k, o200k and DeepSeek V4 split a number into groups of at most three digits
+    from its start: "417" is one token, "2026" two, "1234567" three."""
+    found = features("417 2026 1234567 x9")
+    assert found["digits"] == 15
+    assert found["digit_runs"] == 4
+    assert found["digit_groups"] == 1 + 2 + 3 + 1
+
+
+def test_a_tab_before_a_digit_punctuation_or_non_ascii_is_a_token_of_its_own() -> None:
+    """No vocabulary joins a tab to a digit, a bracket or a character beyond ASCII
+    ("\t1", "\t}", "\t\u00e9" are two tokens each), while "\tfor" is one: tab-separated
+    numbers and the closing braces of tab-indented code pay for their tabs."""
+    found = features("a\t1\t2\n\t}\n\t\t// x\n\t\u00e9\t\tfor\t \n")
+    assert found["tabs"] == 9
+    assert found["tabs_before_non_letters"] == 5
 
 
 def test_crlf_line_ends_are_priced_apart_from_lone_carriage_returns() -> None:
@@ -806,6 +826,7 @@ def reference_ascii_features(text: str) -> dict[str, int]:
         "case_switches": pairs(text, str.islower, str.isupper),
         "digits": sum(map(digit, text)),
         "digit_runs": runs_of(text, digit),
+        "digit_groups": sum(-(-len(run) // 3) for run in re.findall("[0-9]+", text)),
         "space_before_digit": pairs(text, space, digit),
         "punctuation": sum(map(punct, text)) - contractions,
         "punctuation_runs": runs_of(text, punct) - joiners - contractions,
@@ -820,6 +841,10 @@ def reference_ascii_features(text: str) -> dict[str, int]:
         "newline_runs": runs_of(text, newline),
         "tabs": text.count("\t"),
         "tab_runs": len(re.findall("\t\t+", text)),
+        "tabs_before_non_letters": sum(
+            x == "\t" and y not in WHITE and not (y.isascii() and y.isalpha())
+            for x, y in pairwise(text)
+        ),
         "controls": sum(c in CONTROLS for c in text),
         "space_runs": sum(
             1

@@ -79,6 +79,7 @@ enum {
     N_THREE_BYTE_SCRIPT_LEAD_PAIRS,
     N_WORD_BEFORE_NEWLINE,
     N_QUOTE_ALTERNATIONS,
+    N_DIGIT_PAIRS_OPENING_GROUPS,
     N_COUNTS
 };
 
@@ -317,11 +318,21 @@ neighbours_counts(Neighbours *self, PyObject *const *args, Py_ssize_t nargs)
         n[N_TEXT_LINE_STARTS] += (m & M_TEXT) != 0;
         n[N_PUNCTUATION_LINE_STARTS] += (f & F_PUNCTUATION) != 0;
     }
+    /* Where the run of digits of the last digit pair started, and that pair's second
+     * byte: a digit pair not right after the last one is the start of a run. */
+    Py_ssize_t run_start = 0, last_digit_pair = -1;
     for (Py_ssize_t i = 1; i < size; i++) {
         uint32_t kinds = self->first[data[i - 1]] & self->second[data[i]];
         if (kinds) {
             look_closer(self, n, kinds, data[i], data[i - 1], i >= 2 ? data[i - 2] : -1,
                         i >= 3 ? data[i - 3] : -2);
+            if (kinds & BIT(P_DIGIT)) {
+                if (last_digit_pair != i - 1) {
+                    run_start = i - 1;
+                }
+                last_digit_pair = i;
+                n[N_DIGIT_PAIRS_OPENING_GROUPS] += (i - run_start) % 3 == 0;
+            }
         }
     }
     return tuple_of(n, N_COUNTS);

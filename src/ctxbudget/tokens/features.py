@@ -90,6 +90,7 @@ FEATURE_NAMES: Final = (
     "case_switches",
     "digits",
     "digit_runs",
+    "digit_groups",
     "space_before_digit",
     "punctuation",
     "punctuation_runs",
@@ -104,6 +105,7 @@ FEATURE_NAMES: Final = (
     "newline_runs",
     "tabs",
     "tab_runs",
+    "tabs_before_non_letters",
     "controls",
     "space_runs",
     "spaces_in_runs",
@@ -208,6 +210,10 @@ cl100k one ("'s"); the apostrophe and the ending are left out of the punctuation
 and word features.
 ``punctuation_repeats`` / ``punctuation_changes``: punctuation after the same / another
 punctuation character ("-----" merges into one token, "+-+" does not).
+``digit_groups``: the digits of each run taken three at a time from its start (a run of
+n digits makes ceil(n / 3)), as cl100k, o200k and DeepSeek V4 split numbers: "417" is
+one token and "2026" two, which a price per digit and per run cannot both say (Qwen
+spends a token a digit, which ``digits`` says).
 ``space_before_digit``: a space is its own token before a number, while it joins a
 following word; ``space_before_punctuation``
 joins or not, depending on the tokenizer. ``space_runs``: runs of two or more spaces,
@@ -215,6 +221,10 @@ joins or not, depending on the tokenizer. ``space_runs``: runs of two or more sp
 dozen spaces into one token, so 100,000 spaces cost hundreds); ``tab_runs``: runs of
 two or more tabs, which split as space runs do (``"\\t\\tfor"`` is ``"\\t"``, ``"\\tfor"``:
 a tab-indented line pays a token for its indentation, a single tab joins the word);
+``tabs_before_non_letters``: a tab before anything but an ASCII letter or white space
+(a digit, punctuation, a character beyond ASCII), which no vocabulary joins to what
+follows: a token of its own (tab-separated numbers, ``"\t}"`` and ``"\t//"`` in
+tab-indented code, priced at a tenth of that by the tabs);
 ``newline_runs``: blank
 lines merge; ``spaces_before_line_end``: a space before a newline or a CR LF, a token
 of its own; ``crlf_line_ends``: CR LF pairs, which cl100k and o200k merge into one
@@ -726,6 +736,7 @@ def _camel_spellings(common_words: list[str]) -> frozenset[bytes]:
     _THREE_BYTE_SCRIPT_LEAD_PAIRS,
     _WORD_BEFORE_NEWLINE,
     _QUOTE_ALTERNATIONS,
+    _DIGIT_PAIRS_OPENING_GROUPS,
 ) = range(len(NEIGHBOUR_NAMES))
 
 
@@ -909,6 +920,7 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
         case_switches,
         digit_count,
         digit_count - n[_DIGIT_PAIRS],
+        digit_count - n[_DIGIT_PAIRS] + n[_DIGIT_PAIRS_OPENING_GROUPS],
         n[_SPACE_BEFORE_DIGIT],
         punctuation_count - contractions,
         punctuation_count - pair_count - joiners - contractions,
@@ -923,6 +935,7 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
         newline_count - n[_NEWLINE_PAIRS],
         tab_count,
         len(_TAB_RUNS.findall(data)) if tab_count else 0,
+        len(_TAB_BEFORE_NON_LETTER.findall(data)) if tab_count else 0,
         controls,
         double_space_count - n[_SPACE_TRIPLES],
         double_space_count,
@@ -1089,6 +1102,9 @@ def _learned_joins(text: str, learned: frozenset[str]) -> int:
 _CONTRACTION_ENDINGS: Final = ("s", "t", "ll", "re", "ve", "m", "d")
 _CONTRACTION: Final = re.compile(rb"'(?<=[A-Za-z]')(s|t|ll|re|ve|m|d)(?![A-Za-z])")
 _TAB_RUNS: Final = re.compile(rb"\t\t+")
+# A tab, then a byte that is no ASCII letter or white space (a lead byte beyond ASCII too:
+# the bytes are one per character).
+_TAB_BEFORE_NON_LETTER: Final = re.compile(rb"\t(?=[^A-Za-z\t\n\r\x0b\x0c ])")
 _ESCAPE: Final = re.compile(rb'\\[nrt"\\/]')
 # A backslash after punctuation other than a backslash: "[\\n", ".\\"". Written from the
 # backslash, which the search skips to, with the punctuation looked behind.

@@ -90,6 +90,7 @@ NEIGHBOUR_NAMES: Final = (
     "three_byte_script_lead_pairs",
     "word_before_newline",
     "quote_alternations",
+    "digit_pairs_opening_groups",
 )
 """What each count is, in order (each pair is "a byte of the second class right after
 one of the first"):
@@ -118,7 +119,9 @@ punctuation or a space the vocabularies join it to what comes before (``")\n"``,
 ``" \n"`` are tokens), and where a script's full stop shares its lead byte with the
 line's last letters ("。", "։", "።"), the lead byte cannot tell the two apart;
 ``quote_alternations``: two punctuation marks, one of them a quote, alternating (``'/'/``,
-``",",``), from the fourth on."""
+``",",``), from the fourth on; ``digit_pairs_opening_groups``: digit pairs whose second
+digit opens a group of three of its run, counted from the run's start (the fourth,
+seventh... digit: ``"2026"`` has one), so that a run of n digits is ceil(n / 3) groups."""
 
 ASCII_PUNCTUATION: Final = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 # Control characters are punctuation to every pre-tokenizer (not letters, digits or
@@ -324,8 +327,9 @@ def reference_counts(data: bytes, line_start: bool) -> tuple[int, ...]:
     alternations = (
         _quote_alternations(data, more_flags, changes_mask, punctuation) if changes else 0
     )
+    group_pairs = _digit_pairs_opening_groups(data) if digits & previous else 0
     if data.isascii():
-        return (*ascii_counts, *_NO_NON_ASCII, word_newline, alternations)
+        return (*ascii_counts, *_NO_NON_ASCII, word_newline, alternations, group_pairs)
     leads = int.from_bytes(data.translate(LEAD_FLAG_TABLE), "little")
     if newlines:
         # The letter lead flag (bit 4) one byte on and onto the newline flag (bit 6).
@@ -344,7 +348,18 @@ def reference_counts(data: bytes, line_start: bool) -> tuple[int, ...]:
         _pairs(leads & _EVERY_THREE_BYTE_SCRIPT_LEAD),
         word_newline,
         alternations,
+        group_pairs,
     )
+
+
+_DIGIT_GROUP: Final = re.compile(rb"[0-9]{1,3}")
+_DIGIT_RUN: Final = re.compile(rb"[0-9]+")
+
+
+def _digit_pairs_opening_groups(data: bytes) -> int:
+    """Groups of at most three digits, taken from the start of each run, that do not
+    start their run."""
+    return len(_DIGIT_GROUP.findall(data)) - len(_DIGIT_RUN.findall(data))
 
 
 def _quote_alternations(data: bytes, more_flags: int, changed: int, punctuation: int) -> int:
