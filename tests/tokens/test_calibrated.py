@@ -97,6 +97,14 @@ def test_tab_indentation_counts_runs_of_two_or_more_tabs() -> None:
     assert "tabs_before_non_letters" not in found
 
 
+def test_a_preprocessor_directive_at_a_line_start_is_not_a_punctuation_run() -> None:
+    """cl100k, o200k and Qwen spend one token on "#include" and "#endif" (the "#" with
+    its word), where "#todo" and an indented "  #if" pay for the "#" apart."""
+    found = features("#include <a.h>\n#ifdef X\n#endif\n#todo\n  #if\n#defined\n")
+    assert found["preprocessor_directives"] == 3
+    assert found["punctuation_runs"] == 5  # "<", ">", the "#" of #todo, #if and #defined
+
+
 def test_numbers_are_counted_in_groups_of_three_digits() -> None:
     """cl100k, o200k and DeepSeek V4 split a number into groups of at most three digits
     from its start: "417" is one token, "2026" two, "1234567" three."""
@@ -467,6 +475,10 @@ def test_features_never_drop_when_text_is_appended(first: str, second: str) -> N
     # + "x" unmakes one.
     if first[-1:].isascii() and (first[-1:].isalpha() or first[-1:] == "'"):
         word_features |= {"contractions", "punctuation", "punctuation_runs", "quotes"}
+    # "#defin" + "e" makes a preprocessor directive, whose "#" is no punctuation run;
+    # "#define" + "x" unmakes one.
+    if first[-1:] == "#" or (first[-1:].isascii() and first[-1:].isalpha()):
+        word_features |= {"preprocessor_directives", "punctuation_runs"}
     # "A_" + "A" makes the underscore a word joiner, no longer a punctuation run.
     if first[-1:] in ("_", ".") and first[-2:-1].isascii() and first[-2:-1].isalpha():
         word_features |= {"punctuation_runs"}
@@ -775,6 +787,9 @@ WHITE = frozenset(" \t\n\r\x0b\x0c")
 WORD_JOINER = re.compile("(?<=[A-Za-z])[._](?=[A-Za-z])")
 CONTRACTION = re.compile("(?<=[A-Za-z])'(s|t|ll|re|ve|m|d)(?![A-Za-z])")
 QUOTES = frozenset("\"'")
+DIRECTIVE = re.compile(
+    "(?m)^#(define|include|endif|ifdef|ifndef|if|else|elif|undef|pragma|import|error)(?![A-Za-z])"
+)
 Test = Callable[[str], bool]
 
 
@@ -817,6 +832,7 @@ def reference_ascii_features(text: str) -> dict[str, int]:
     space, newline = " ".__eq__, "\n".__eq__
     short = short_other_words(text)
     joiners, contractions = len(WORD_JOINER.findall(text)), len(CONTRACTION.findall(text))
+    directives = len(DIRECTIVE.findall(text))
     return {
         "uppercase": sum(c.isupper() for c in text),
         "rare_letters": sum(c in "jkqvwxyzJKQVWXYZ" for c in short),
@@ -829,8 +845,9 @@ def reference_ascii_features(text: str) -> dict[str, int]:
         "digit_groups": sum(-(-len(run) // 3) for run in re.findall("[0-9]+", text)),
         "space_before_digit": pairs(text, space, digit),
         "punctuation": sum(map(punct, text)) - contractions,
-        "punctuation_runs": runs_of(text, punct) - joiners - contractions,
+        "punctuation_runs": runs_of(text, punct) - joiners - directives - contractions,
         "word_joiners": joiners,
+        "preprocessor_directives": directives,
         "contractions": contractions,
         "punctuation_repeats": sum(punct(x) and x == y for x, y in pairwise(text)),
         "punctuation_changes": sum(punct(x) and punct(y) and x != y for x, y in pairwise(text)),

@@ -95,6 +95,7 @@ FEATURE_NAMES: Final = (
     "punctuation",
     "punctuation_runs",
     "word_joiners",
+    "preprocessor_directives",
     "contractions",
     "punctuation_repeats",
     "punctuation_changes",
@@ -204,6 +205,11 @@ camelCase and base64. ``word_joiners``: a dot or an underscore between two ASCII
 letters (``file.py``, ``test_missing_key``), which vocabularies join to the word after
 it (``.py``, ``_missing``: no token of its own), left out of ``punctuation_runs``; a
 hyphen or slash there is not (counted apart, it made English prose and paths worse).
+``preprocessor_directives``: a ``#`` that starts a line and a directive of C's
+preprocessor (``#include``, ``#define``, ``#endif``...), which cl100k, o200k and Qwen
+spend one token on with its word (the ``#`` is free, where ``#todo`` pays for it), left
+out of ``punctuation_runs`` (DeepSeek V4 joins fewer of them: the fit prices what is
+left).
 ``contractions``: an apostrophe between a letter and ``s t ll re ve m d`` ending the word
 ("Let's", "don't", "I'll"), which o200k spends no token on beyond the word's and
 cl100k one ("'s"); the apostrophe and the ending are left out of the punctuation, quote
@@ -884,6 +890,7 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
     # without the characters of no such class (most of them), so each count is short.
     kinds = data.translate(_KIND_TABLE, _NO_KIND)
     joiners = n[_WORD_JOINERS]
+    directives = len(_DIRECTIVE.findall(data, 0 if line_start else 1)) if b"#" in data else 0
     digit_count = kinds.count(_KIND_DIGIT)
     quotes = kinds.count(_KIND_QUOTE)
     endings = _CONTRACTION.findall(data) if b"'" in data else []
@@ -923,8 +930,9 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
         digit_count - n[_DIGIT_PAIRS] + n[_DIGIT_PAIRS_OPENING_GROUPS],
         n[_SPACE_BEFORE_DIGIT],
         punctuation_count - contractions,
-        punctuation_count - pair_count - joiners - contractions,
+        punctuation_count - pair_count - joiners - directives - contractions,
         joiners,
+        directives,
         contractions,
         pair_count - changes,
         changes,
@@ -1102,6 +1110,12 @@ def _learned_joins(text: str, learned: frozenset[str]) -> int:
 _CONTRACTION_ENDINGS: Final = ("s", "t", "ll", "re", "ve", "m", "d")
 _CONTRACTION: Final = re.compile(rb"'(?<=[A-Za-z]')(s|t|ll|re|ve|m|d)(?![A-Za-z])")
 _TAB_RUNS: Final = re.compile(rb"\t\t+")
+# A "#" at a line's start (the text's, or after a line feed: a piece that does not
+# start a line is searched from its second byte) and a directive word, then no letter.
+_DIRECTIVE: Final = re.compile(
+    rb"(?<![^\n])#(?:define|include|endif|ifdef|ifndef|if|else|elif|undef|pragma|import|error)"
+    rb"(?![A-Za-z])"
+)
 # A tab, then a byte that is no ASCII letter or white space (a lead byte beyond ASCII too:
 # the bytes are one per character).
 _TAB_BEFORE_NON_LETTER: Final = re.compile(rb"\t(?=[^A-Za-z\t\n\r\x0b\x0c ])")
