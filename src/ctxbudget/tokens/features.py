@@ -1112,8 +1112,10 @@ _CONTRACTION: Final = re.compile(rb"'(?<=[A-Za-z]')(s|t|ll|re|ve|m|d)(?![A-Za-z]
 _TAB_RUNS: Final = re.compile(rb"\t\t+")
 # A "#" at a line's start (the text's, or after a line feed: a piece that does not
 # start a line is searched from its second byte) and a directive word, then no letter.
+# Written from the "#", which the search skips to, with what is before it looked behind
+# (a pattern that starts with the look-behind is tried at every byte: 15 times slower).
 _DIRECTIVE: Final = re.compile(
-    rb"(?<![^\n])#(?:define|include|endif|ifdef|ifndef|if|else|elif|undef|pragma|import|error)"
+    rb"#(?<![^\n]#)(?:define|include|endif|ifdef|ifndef|if|else|elif|undef|pragma|import|error)"
     rb"(?![A-Za-z])"
 )
 # A tab, then a byte that is no ASCII letter or white space (a lead byte beyond ASCII too:
