@@ -229,7 +229,7 @@ two or more tabs, which split as space runs do (``"\\t\\tfor"`` is ``"\\t"``, ``
 a tab-indented line pays a token for its indentation, a single tab joins the word);
 ``tabs_before_non_letters``: a tab before anything but an ASCII letter or white space
 (a digit, punctuation, a character beyond ASCII), which no vocabulary joins to what
-follows: a token of its own (tab-separated numbers, ``"\t}"`` and ``"\t//"`` in
+follows: a token of its own (tab-separated numbers, ``"\\t}"`` and ``"\\t//"`` in
 tab-indented code, priced at a tenth of that by the tabs);
 ``newline_runs``: blank
 lines merge; ``spaces_before_line_end``: a space before a newline or a CR LF, a token
