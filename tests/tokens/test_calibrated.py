@@ -116,7 +116,7 @@ def test_numbers_are_counted_in_groups_of_three_digits() -> None:
 
 def test_a_tab_before_a_digit_punctuation_or_non_ascii_is_a_token_of_its_own() -> None:
     """No vocabulary joins a tab to a digit, a bracket or a character beyond ASCII
-    ("\t1", "\t}", "\t\u00e9" are two tokens each), while "\tfor" is one: tab-separated
+    ("\\t1", "\\t}", "\\t\u00e9" are two tokens each), while "\\tfor" is one: tab-separated
     numbers and the closing braces of tab-indented code pay for their tabs."""
     found = features("a\t1\t2\n\t}\n\t\t// x\n\t\u00e9\t\tfor\t \n")
     assert found["tabs"] == 9
