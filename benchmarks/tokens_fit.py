@@ -106,6 +106,13 @@ def _han_not_whole(one_token: str) -> list[str]:
     return [chr(c) for c in range(0x4E00, 0xA000) if chr(c) not in whole]
 
 
+def _shouted(rng: random.Random, upper_case_tokens: list[str]) -> list[str]:
+    """Upper-case tokens as C's macros and shouted headings write them: apart, and
+    joined by underscores (DeepSeek V4 splits ``_MAJOR`` into four tokens)."""
+    chosen = rng.choices(upper_case_tokens, k=3000)
+    return [" ".join(chosen), "_".join(chosen), "\n".join(chosen)]
+
+
 def probes() -> list[tuple[str, list[str]]]:
     """Features, each with texts made of little else (but the features before it),
     which no vocabulary merges far: the feature's floor is what the most costly of
@@ -199,6 +206,7 @@ def probes() -> list[tuple[str, list[str]]]:
             ["".join(rng.choices("\xa0\u3000\u2002\u2003\u2009\u202f", k=5000)), "\ufeff" * 2000],
         ),
         ("common_words", [" ab" * 10_000, " the" * 10_000]),
+        ("upper_case_tokens", _shouted(rng, tables["upper_case_tokens"])),
         ("newline_runs", ["\n\u00a0" * 20_000]),
         ("far_merging_repeats", ["\u2500" * 1000, "\u2014" * 1000, "\u2026" * 1000]),
         ("other_three_byte", ["\u2550" * 1000, "\u2501" * 1000, "\u2588" * 1000]),

@@ -82,6 +82,29 @@ def single_token_words(limit: int) -> list[str]:
     return words
 
 
+def upper_case_tokens(pieces: dict[str, list[str]], common_words: list[str]) -> list[str]:
+    """Words of two or more capitals, not common words, that cl100k, o200k and Qwen each
+    hold as one token, alone, after a space or after an underscore (``MAJOR``,
+    ``_ENABLED``: C's macros, shouted headings), in cl100k's order (most frequent
+    first). DeepSeek V4 is left out: it splits most of them (``_MAJOR`` into four),
+    which its own profile prices."""
+    common = set(common_words)
+    held = []
+    for name in ("cl100k", "o200k", "qwen3"):
+        words = set()
+        for piece in pieces[name]:
+            match = re.fullmatch("[ _]?([A-Z]{2,})", piece)
+            if match:
+                words.add(match.group(1))
+        held.append(words)
+    ordered = dict.fromkeys(
+        match.group(1)
+        for piece in pieces["cl100k"]
+        if (match := re.fullmatch("[ _]?([A-Z]{2,})", piece))
+    )
+    return [w for w in ordered if w not in common and all(w in words for words in held)]
+
+
 def han_cost_classes() -> tuple[str, str]:
     """Ideographs cl100k encodes in one token, and those it needs three or more for."""
     costs = own_han_costs(TiktokenCounter("cl100k_base"))
@@ -401,10 +424,12 @@ def main() -> None:
     pieces = vocabulary_pieces()
     token_bytes = vocabulary_token_bytes()
     pairs, joins = mergeable_pairs(pieces)
+    common_words = single_token_words(WORD_LIMIT)
     tables = {
         "about": "derived by benchmarks/tokens_tables.py from the cl100k, o200k, "
         "deepseek-v4 and qwen3 vocabularies",
-        "common_words": single_token_words(WORD_LIMIT),
+        "common_words": common_words,
+        "upper_case_tokens": upper_case_tokens(pieces, common_words),
         "han_one_token": one,
         "han_three_tokens": three,
         "han_everyday": everyday,

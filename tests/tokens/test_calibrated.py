@@ -105,6 +105,17 @@ def test_a_preprocessor_directive_at_a_line_start_is_not_a_punctuation_run() -> 
     assert found["punctuation_runs"] == 5  # "<", ">", the "#" of #todo, #if and #defined
 
 
+def test_capitals_three_vocabularies_hold_whole_are_upper_case_tokens() -> None:
+    """cl100k, o200k and Qwen spend one token on "_MAJOR" and " VERSION" (C's macros,
+    shouted headings): such words are counted apart from the uncommon words, whose
+    price of an unknown word of their length would be two tokens; capitals none of
+    them holds ("SNOOZES": five tokens) stay uncommon words."""
+    found = features("#define LINUX_VERSION_MAJOR SNOOZES\n")
+    assert found["upper_case_tokens"] == 2  # VERSION, MAJOR
+    assert found["other_words"] == 2  # LINUX, SNOOZES
+    assert found["common_words"] == 1  # define
+
+
 def test_numbers_are_counted_in_groups_of_three_digits() -> None:
     """cl100k, o200k and DeepSeek V4 split a number into groups of at most three digits
     from its start: "417" is one token, "2026" two, "1234567" three."""
@@ -810,16 +821,26 @@ def _common_words() -> frozenset[bytes]:
     return frozenset(w.encode() for w in json.loads(path.read_text("utf-8"))["common_words"])
 
 
+@functools.cache
+def _upper_case_tokens() -> frozenset[str]:
+    """The shipped table of upper-case tokens (``data/feature_tables.json``)."""
+    path = resources.files("ctxbudget.tokens").joinpath("data/feature_tables.json")
+    return frozenset(json.loads(path.read_text("utf-8"))["upper_case_tokens"])
+
+
 def short_other_words(text: str) -> str:
-    """``text`` with the letters of common words and of words longer than 16 letters
-    turned into spaces: rare letters and triples count the other words only."""
+    """``text`` with the letters of common words, of upper-case tokens and of words
+    longer than 16 letters turned into spaces: rare letters and triples count the
+    other words only."""
     common = _common_words()
     text = CONTRACTION.sub(lambda m: " " * len(m.group()), text)
     return re.sub(
         "[A-Za-z]+",
         lambda m: (
             " " * len(m.group())
-            if m.group().encode() in common or len(m.group()) > 16
+            if m.group().encode() in common
+            or m.group() in _upper_case_tokens()
+            or len(m.group()) > 16
             else m.group()
         ),
         text,
@@ -834,6 +855,9 @@ def reference_ascii_features(text: str) -> dict[str, int]:
     joiners, contractions = len(WORD_JOINER.findall(text)), len(CONTRACTION.findall(text))
     directives = len(DIRECTIVE.findall(text))
     return {
+        "upper_case_tokens": sum(
+            map(_upper_case_tokens().__contains__, re.findall("[A-Za-z]+", text))
+        ),
         "uppercase": sum(c.isupper() for c in text),
         "rare_letters": sum(c in "jkqvwxyzJKQVWXYZ" for c in short),
         "consonant_triples": sum(

@@ -19,20 +19,26 @@ from ctxbudget.tokens.words import WORD_COUNT_NAMES, reference_word_counts, word
 _WORDISH = st.lists(
     st.one_of(
         st.text("abcdeqxyzABCDEQXYZ", min_size=1, max_size=24),
-        st.sampled_from(["the", "The", "THE", "value", "Value", "getValue", "XMLHttpRequest"]),
+        st.sampled_from(
+            ["the", "The", "THE", "value", "Value", "getValue", "XMLHttpRequest", "MAJOR", "QZ"]
+        ),
         st.text(" _.-'\\n\t0123456789\x80\xc3\xe4", min_size=1, max_size=3),
     ),
     max_size=40,
 ).map("".join)
 _TABLE = st.frozensets(st.binary(min_size=1, max_size=6).map(bytes.lower), max_size=30)
+_UPPER_TABLE = st.frozensets(st.binary(min_size=1, max_size=6).map(bytes.upper), max_size=30)
 _SMALL_WORDS = frozenset([b"the", b"value", b"get", b"xml", b"http", b"request", b"ab"])
 _SMALL_PARTS = frozenset(
     [*_SMALL_WORDS, *(w.capitalize() for w in _SMALL_WORDS), *(w.upper() for w in _SMALL_WORDS)]
 )
+_SMALL_UPPER = frozenset([b"VALUE", b"MAJOR"])
 
 
-def _compiled(common: frozenset[bytes], parts: frozenset[bytes]) -> words.WordCounts:
-    counts = word_counter(common, parts)
+def _compiled(
+    common: frozenset[bytes], parts: frozenset[bytes], upper: frozenset[bytes] = _SMALL_UPPER
+) -> words.WordCounts:
+    counts = word_counter(common, parts, upper)
     if type(getattr(counts, "__self__", None)).__name__ != "Words":
         pytest.fail("the C extension is not built: install with a C compiler (make test does)")
     return counts
@@ -46,68 +52,93 @@ def test_compiled_word_counts_equal_the_definition_on_the_shipped_tables(
     """With the common-word table the features use, any bytes count the same both ways."""
     table = _tables().word_counts
     assert type(getattr(table, "__self__", None)).__name__ == "Words", "the features use C"
-    common, parts = _shipped_sets()
-    assert table(spelled, mixed) == reference_word_counts(common, parts, spelled, mixed)
+    common, parts, upper = _shipped_sets()
+    assert table(spelled, mixed) == reference_word_counts(common, parts, upper, spelled, mixed)
 
 
 @settings(max_examples=300)
-@given(_TABLE, _TABLE, _WORDISH.map(str.encode), st.booleans())
+@given(_TABLE, _TABLE, _UPPER_TABLE, _WORDISH.map(str.encode), st.booleans())
 def test_compiled_word_counts_equal_the_definition_on_any_tables(
-    common: frozenset[bytes], parts: frozenset[bytes], spelled: bytes, mixed: bool
+    common: frozenset[bytes],
+    parts: frozenset[bytes],
+    upper: frozenset[bytes],
+    spelled: bytes,
+    mixed: bool,
 ) -> None:
     """Made-up tables (any bytes, colliding hashes and all) count the same both ways."""
-    expected = reference_word_counts(common, parts, spelled, mixed)
-    assert _compiled(common, parts)(spelled, mixed) == expected
+    expected = reference_word_counts(common, parts, upper, spelled, mixed)
+    assert _compiled(common, parts, upper)(spelled, mixed) == expected
 
 
 def test_each_word_count_means_what_its_name_says() -> None:
     """A worked example per count, both ways."""
     text = (
         b"the zyzzyva getValue fooBar XMLHttpRequest qqqqqqqqqqqqqqqqqqqq strk Ab "
-        b"abcdefghijklmnopqrsTuv"
+        b"abcdefghijklmnopqrsTuv MAJOR Value THE XQ"
     )
     expected = {
-        "words": 9,
-        "other_words": 8,  # all but "the"
-        "other_letters": 7 + 8 + 6 + 14 + 20 + 4 + 2 + 22,
-        "capped_letters": 4 * 7 + 2,
+        "words": 13,
+        # All but "the" and the upper-case token "MAJOR" ("Value", "THE" and "XQ" are
+        # in neither table).
+        "other_words": 11,
+        "other_letters": 7 + 8 + 6 + 14 + 20 + 4 + 2 + 22 + 5 + 3 + 2,
+        "capped_letters": 4 * 7 + 2 + 4 + 3 + 2,
         # Words of more than 16 letters: q*20 (20 - 12) and the last (19 - 12).
         "long_run_letters": 8 + 7,
-        # Short words only: z y z z y v, V, X q, k.
-        "rare_letters": 6 + 1 + 2 + 1,
+        # Short words only: z y z z y v, V, X q, k, V, X Q.
+        "rare_letters": 6 + 1 + 2 + 1 + 1 + 2,
         # Three consonants in a row: XMLHttpR holds six, strk two (y is no consonant).
         "consonant_triples": 6 + 2,
+        "upper_case_tokens": 1,
         # Mixed case: getValue (get, Value: common), fooBar (foo, Bar), XMLHttpRequest
         # (XML, Http, Request: common), the last (both parts); "Ab" is title case.
         "uncommon_camel_parts": 2 + 2,
         "mixed_case_long_word_letters": 22 - 16,
     }
-    for count in (_compiled(_SMALL_WORDS, _SMALL_PARTS), _reference(_SMALL_WORDS, _SMALL_PARTS)):
+    small = (_SMALL_WORDS, _SMALL_PARTS, _SMALL_UPPER)
+    for count in (_compiled(*small), _reference(*small)):
         assert dict(zip(WORD_COUNT_NAMES, count(text, True), strict=True)) == expected
         unmixed = count(text, False)
         assert unmixed[-2:] == (0, 0)
         assert unmixed[:-2] == count(text, True)[:-2]
 
 
-def _reference(common: frozenset[bytes], parts: frozenset[bytes]) -> words.WordCounts:
-    return functools.partial(reference_word_counts, common, parts)
+def _reference(
+    common: frozenset[bytes], parts: frozenset[bytes], upper: frozenset[bytes]
+) -> words.WordCounts:
+    return functools.partial(reference_word_counts, common, parts, upper)
 
 
 @functools.cache
-def _shipped_sets() -> tuple[frozenset[bytes], frozenset[bytes]]:
-    """The common-word table and its camelCase spellings, as the features build them."""
+def _shipped_sets() -> tuple[frozenset[bytes], frozenset[bytes], frozenset[bytes]]:
+    """The common-word table, its camelCase spellings and the upper-case tokens, as the
+    features build them."""
     path = resources.files("ctxbudget.tokens").joinpath("data/feature_tables.json")
-    common_words = json.loads(path.read_text("utf-8"))["common_words"]
-    return frozenset(w.encode() for w in common_words), _camel_spellings(common_words)
+    tables = json.loads(path.read_text("utf-8"))
+    common_words = tables["common_words"]
+    return (
+        frozenset(w.encode() for w in common_words),
+        _camel_spellings(common_words),
+        frozenset(w.encode() for w in tables["upper_case_tokens"]),
+    )
+
+
+def test_the_upper_case_tokens_are_capitals_and_no_common_word() -> None:
+    """A word is looked up in one table of the two: the upper-case tokens are words of
+    two or more capitals that the common-word table does not hold."""
+    common, _, upper = _shipped_sets()
+    assert upper, "the table is shipped"
+    assert all(len(w) > 1 and w.isalpha() and w.isupper() for w in upper)
+    assert not upper & common
 
 
 def test_without_the_extension_the_definition_counts(monkeypatch: pytest.MonkeyPatch) -> None:
     """Where the package was installed without its C extension, ``word_counter`` gives
     the definition itself (the warning is the neighbour counts' own, given once)."""
     monkeypatch.setattr(words, "compiled_extension", lambda warn=True: None)
-    counts = word_counter(_SMALL_WORDS, _SMALL_PARTS)
+    counts = word_counter(_SMALL_WORDS, _SMALL_PARTS, _SMALL_UPPER)
     assert isinstance(counts, functools.partial)
-    assert counts(b"the fooBar", True) == (2, 1, 6, 4, 0, 0, 0, 2, 0)
+    assert counts(b"the fooBar MAJOR", True) == (3, 1, 6, 4, 0, 0, 0, 1, 2, 0)
 
 
 def test_the_compiled_words_refuse_what_they_cannot_read() -> None:
@@ -116,10 +147,12 @@ def test_the_compiled_words_refuse_what_they_cannot_read() -> None:
     words_type = type(getattr(_compiled(_SMALL_WORDS, _SMALL_PARTS), "__self__", None))
     flags = bytes(256)
     with pytest.raises(TypeError, match="collections of bytes"):
-        words_type(["the"], [], flags, flags, 4, 16, 12)
+        words_type(["the"], [], [], flags, flags, 4, 16, 12)
+    with pytest.raises(TypeError, match="collections of bytes"):
+        words_type([], [], ["MAJOR"], flags, flags, 4, 16, 12)
     with pytest.raises(ValueError, match="256 bytes"):
-        words_type([], [], b"short", flags, 4, 16, 12)
-    counts = words_type([], [], flags, flags, 4, 16, 12).counts
+        words_type([], [], [], b"short", flags, 4, 16, 12)
+    counts = words_type([], [], [], flags, flags, 4, 16, 12).counts
     with pytest.raises(TypeError, match="spelled: bytes"):
         counts("text", True)
     assert counts(b"", False) == (0,) * len(WORD_COUNT_NAMES)

@@ -733,6 +733,7 @@ typedef struct {
     PyObject_HEAD
     WordTable words;
     WordTable parts;
+    WordTable upper;
     unsigned char rare[256];
     unsigned char consonant[256];
     Py_ssize_t cap, long_word, long_run;
@@ -744,6 +745,7 @@ words_dealloc(Words *self)
     PyTypeObject *type = Py_TYPE(self);
     word_table_free(&self->words);
     word_table_free(&self->parts);
+    word_table_free(&self->upper);
     type->tp_free((PyObject *)self);
     Py_DECREF(type);
 }
@@ -751,13 +753,14 @@ words_dealloc(Words *self)
 static PyObject *
 words_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    PyObject *words, *parts;
+    PyObject *words, *parts, *upper;
     Py_buffer rare, consonant;
     Py_ssize_t cap, long_word, long_run;
-    static char *names[] = {"common_words", "common_parts", "rare_flags", "consonant_flags",
-                            "cap", "long_word", "long_run", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOy*y*nnn:Words", names, &words, &parts,
-                                     &rare, &consonant, &cap, &long_word, &long_run)) {
+    static char *names[] = {"common_words",    "common_parts", "upper_case_tokens",
+                            "rare_flags",      "consonant_flags", "cap",
+                            "long_word",       "long_run",        NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOy*y*nnn:Words", names, &words, &parts,
+                                     &upper, &rare, &consonant, &cap, &long_word, &long_run)) {
         return NULL;
     }
     Words *self = NULL;
@@ -775,7 +778,8 @@ words_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     self->cap = cap;
     self->long_word = long_word;
     self->long_run = long_run;
-    if (word_table_fill(&self->words, words) < 0 || word_table_fill(&self->parts, parts) < 0) {
+    if (word_table_fill(&self->words, words) < 0 || word_table_fill(&self->parts, parts) < 0 ||
+        word_table_fill(&self->upper, upper) < 0) {
         Py_CLEAR(self);
     }
 done:
@@ -796,6 +800,7 @@ enum {
     W_LONG_RUN_LETTERS,
     W_RARE_LETTERS,
     W_CONSONANT_TRIPLES,
+    W_UPPER_CASE_TOKENS,
     W_UNCOMMON_CAMEL_PARTS,
     W_MIXED_CASE_LONG_WORD_LETTERS,
     W_COUNTS
@@ -892,7 +897,13 @@ words_counts(Words *self, PyObject *const *args, Py_ssize_t nargs)
             i++;
         }
         n[W_WORDS]++;
-        if (!word_table_holds(&self->words, data + start, i - start)) {
+        if (word_table_holds(&self->words, data + start, i - start)) {
+            continue;
+        }
+        if (word_table_holds(&self->upper, data + start, i - start)) {
+            n[W_UPPER_CASE_TOKENS]++;
+        }
+        else {
             count_other_word(self, data + start, i - start, mixed, n);
         }
     }
@@ -910,8 +921,8 @@ static PyType_Slot words_slots[] = {
     {Py_tp_new, words_new},
     {Py_tp_dealloc, words_dealloc},
     {Py_tp_methods, words_methods},
-    {Py_tp_doc, "Words(common_words, common_parts, rare_flags, consonant_flags, cap, "
-                "long_word, long_run)\n\n"
+    {Py_tp_doc, "Words(common_words, common_parts, upper_case_tokens, rare_flags, "
+                "consonant_flags, cap, long_word, long_run)\n\n"
                 "The word counts of ctxbudget.tokens.words.reference_word_counts."},
     {0, NULL},
 };

@@ -84,6 +84,7 @@ FEATURE_NAMES: Final = (
     "other_words",
     "other_word_letters",
     "other_word_letters_capped",
+    "upper_case_tokens",
     "uppercase",
     "rare_letters",
     "consonant_triples",
@@ -626,6 +627,7 @@ def _tables() -> _Tables:
         word_counts=word_counter(
             (word.encode() for word in tables["common_words"]),
             _camel_spellings(tables["common_words"]),
+            (word.encode() for word in tables["upper_case_tokens"]),
         ),
         common_words=frozenset(word.encode() for word in tables["common_words"]),
         contraction_endings=_contraction_endings(tables["common_words"]),
@@ -883,6 +885,7 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
         long_run_letters,
         rare_letters,
         consonant_triples,
+        upper_case_tokens,
         uncommon_parts,
         mixed_long_letters,
     ) = tables.word_counts(spelled, bool(case_switches or n[_UPPER_PAIRS_BEFORE_LOWER]))
@@ -917,10 +920,11 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
     # A space before a CR LF is a space before a line end.
     spaces_before_line_end = n[_SPACE_BEFORE_NEWLINE] + (data.count(b" \r\n") if crlf else 0)
     ascii_part = (
-        word_count - other_word_count - common_in,
+        word_count - other_word_count - upper_case_tokens - common_in,
         other_word_count - other_in,
         other_letters - letters_in,
         capped_letters - capped_in,
+        upper_case_tokens,
         kinds.count(_KIND_UPPER),
         rare_letters - rare_in,
         consonant_triples,

@@ -42,17 +42,21 @@ WORD_COUNT_NAMES: Final = (
     "long_run_letters",
     "rare_letters",
     "consonant_triples",
+    "upper_case_tokens",
     "uncommon_camel_parts",
     "mixed_case_long_word_letters",
 )
-"""The counts, in order: all words; those not in the common-word table (the other
-words); their letters; the same with each word counted as at most ``CAP`` letters;
-the letters beyond the ``LONG_RUN``-th of each run of one case in an other word of more
-than ``LONG_WORD`` letters; the rare letters (``RARE_LETTERS``) and consonant triples of
-the other words of at most ``LONG_WORD`` letters; and, only where asked for (``mixed``),
-of the other words of mixed case (neither lower, upper nor title case), the camelCase
-parts that are not common words and, in those longer than ``LONG_WORD``, the letters
-beyond the ``LONG_WORD``-th."""
+"""The counts, in order: all words; those neither in the common-word table nor among
+the upper-case tokens (the other words); their letters; the same with each word counted
+as at most ``CAP`` letters; the letters beyond the ``LONG_RUN``-th of each run of one
+case in an other word of more than ``LONG_WORD`` letters; the rare letters
+(``RARE_LETTERS``) and consonant triples of the other words of at most ``LONG_WORD``
+letters; the words in the table of upper-case tokens (capitals that cl100k, o200k and
+Qwen hold whole: ``MAJOR``, ``ENABLED``, C's macros and shouted headings, one token
+where an uncommon word of their length costs two); and, only where asked for
+(``mixed``), of the other words of mixed case (neither lower, upper nor title case), the
+camelCase parts that are not common words and, in those longer than ``LONG_WORD``, the
+letters beyond the ``LONG_WORD``-th."""
 
 CAP: Final = 4
 LONG_WORD: Final = 16
@@ -82,15 +86,18 @@ WordCounts = Callable[[bytes, bool], tuple[int, ...]]
 def reference_word_counts(
     common_words: Collection[bytes],
     common_parts: Collection[bytes],
+    upper_case_tokens: Collection[bytes],
     spelled: bytes,
     mixed: bool,
 ) -> tuple[int, ...]:
     """The counts of ``WORD_COUNT_NAMES`` of ``spelled``: ``common_words`` is the
     common-word table, ``common_parts`` the common words as camelCase parts are spelled
-    ("valid", "Valid", "VALID"); ``mixed``: whether to count the mixed-case words'
+    ("valid", "Valid", "VALID"), ``upper_case_tokens`` the table of upper-case tokens
+    (none of them a common word); ``mixed``: whether to count the mixed-case words'
     features (else 0: the caller knows from the neighbour counts that there are none)."""
     words = spelled.translate(WORD_SPLIT).split()
-    other_words = list(filterfalse(common_words.__contains__, words))
+    not_common = list(filterfalse(common_words.__contains__, words))
+    other_words = list(filterfalse(upper_case_tokens.__contains__, not_common))
     other_letters, capped_letters, long_words, short_words = _letters(other_words)
     rare_letters, consonant_triples = _rare_letters_and_triples(short_words)
     uncommon_parts = mixed_long_letters = 0
@@ -105,12 +112,17 @@ def reference_word_counts(
         _long_run_letters(long_words),
         rare_letters,
         consonant_triples,
+        len(not_common) - len(other_words),
         uncommon_parts,
         mixed_long_letters,
     )
 
 
-def word_counter(common_words: Iterable[bytes], common_parts: Iterable[bytes]) -> WordCounts:
+def word_counter(
+    common_words: Iterable[bytes],
+    common_parts: Iterable[bytes],
+    upper_case_tokens: Iterable[bytes],
+) -> WordCounts:
     """``reference_word_counts`` for these tables, computed by the C extension where the
     package was built with it (which builds a table of its own from them)."""
     extension = compiled_extension(warn=False)  # neighbours warned at import
@@ -118,10 +130,12 @@ def word_counter(common_words: Iterable[bytes], common_parts: Iterable[bytes]) -
         # Copied from a set, so that the table is sized for its members (1 MB, where one
         # grown item by item is twice as large): fewer cache misses on every word.
         words, parts = frozenset(set(common_words)), frozenset(set(common_parts))
-        return functools.partial(reference_word_counts, words, parts)
+        upper = frozenset(set(upper_case_tokens))
+        return functools.partial(reference_word_counts, words, parts, upper)
     counts: WordCounts = extension.Words(
         tuple(common_words),
         tuple(common_parts),
+        tuple(upper_case_tokens),
         _RARE_FLAGS,
         _CONSONANT_FLAGS,
         CAP,
