@@ -116,6 +116,15 @@ def test_capitals_three_vocabularies_hold_whole_are_upper_case_tokens() -> None:
     assert found["common_words"] == 1  # define
 
 
+def test_letters_of_uncommon_title_case_words_beyond_four_are_counted() -> None:
+    """A name or a German noun the vocabularies did not learn costs more the longer it
+    is ("Tlacoatzintepec": six tokens of cl100k's), where a lower-case identifier of
+    the same length is mostly words they did learn: the letters beyond the fourth of
+    an uncommon word of at most 16 letters in title case are counted apart."""
+    found = features("Tlacoatzintepec tlacoatzintepec Tlaco TlacoAtzin\n")
+    assert found["title_case_letters"] == 15 - 4 + 5 - 4
+
+
 def test_numbers_are_counted_in_groups_of_three_digits() -> None:
     """cl100k, o200k and DeepSeek V4 split a number into groups of at most three digits
     from its start: "417" is one token, "2026" two, "1234567" three."""
@@ -478,6 +487,8 @@ def test_features_never_drop_when_text_is_appended(first: str, second: str) -> N
         "other_words",
         "other_word_letters",
         "other_word_letters_capped",
+        "upper_case_tokens",
+        "title_case_letters",
         "rare_letters",
         "consonant_triples",
         "uncommon_camel_parts",
@@ -857,6 +868,11 @@ def reference_ascii_features(text: str) -> dict[str, int]:
     return {
         "upper_case_tokens": sum(
             map(_upper_case_tokens().__contains__, re.findall("[A-Za-z]+", text))
+        ),
+        "title_case_letters": sum(
+            len(w) - 4
+            for w in re.findall("[A-Za-z]+", short)
+            if 4 < len(w) <= 16 and w[0].isupper() and w[1:].islower()
         ),
         "uppercase": sum(c.isupper() for c in text),
         "rare_letters": sum(c in "jkqvwxyzJKQVWXYZ" for c in short),

@@ -90,6 +90,8 @@ def test_each_word_count_means_what_its_name_says() -> None:
         # Three consonants in a row: XMLHttpR holds six, strk two (y is no consonant).
         "consonant_triples": 6 + 2,
         "upper_case_tokens": 1,
+        # Other words of 5-16 letters in title case: "Value" (one beyond four).
+        "title_case_letters": 1,
         # Mixed case: getValue (get, Value: common), fooBar (foo, Bar), XMLHttpRequest
         # (XML, Http, Request: common), the last (both parts); "Ab" is title case.
         "uncommon_camel_parts": 2 + 2,
@@ -138,7 +140,7 @@ def test_without_the_extension_the_definition_counts(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(words, "compiled_extension", lambda warn=True: None)
     counts = word_counter(_SMALL_WORDS, _SMALL_PARTS, _SMALL_UPPER)
     assert isinstance(counts, functools.partial)
-    assert counts(b"the fooBar MAJOR", True) == (3, 1, 6, 4, 0, 0, 0, 1, 2, 0)
+    assert counts(b"the fooBar MAJOR", True) == (3, 1, 6, 4, 0, 0, 0, 1, 0, 2, 0)
 
 
 def test_the_compiled_words_refuse_what_they_cannot_read() -> None:

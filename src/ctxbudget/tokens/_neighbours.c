@@ -801,6 +801,7 @@ enum {
     W_RARE_LETTERS,
     W_CONSONANT_TRIPLES,
     W_UPPER_CASE_TOKENS,
+    W_TITLE_CASE_LETTERS,
     W_UNCOMMON_CAMEL_PARTS,
     W_MIXED_CASE_LONG_WORD_LETTERS,
     W_COUNTS
@@ -831,6 +832,21 @@ uncommon_parts(const WordTable *parts, const unsigned char *word, Py_ssize_t len
     return uncommon;
 }
 
+/* A capital, then only lower-case letters. */
+static int
+is_title_case(const unsigned char *word, Py_ssize_t length)
+{
+    if (!IS_UPPER(word[0])) {
+        return 0;
+    }
+    for (Py_ssize_t j = 1; j < length; j++) {
+        if (!IS_LOWER(word[j])) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* Adds the counts of one word that is not common. */
 static void
 count_other_word(const Words *self, const unsigned char *word, Py_ssize_t length, int mixed,
@@ -850,6 +866,9 @@ count_other_word(const Words *self, const unsigned char *word, Py_ssize_t length
         }
     }
     else {
+        if (length > self->cap && is_title_case(word, length)) {
+            n[W_TITLE_CASE_LETTERS] += length - self->cap;
+        }
         for (Py_ssize_t j = 0; j < length; j++) {
             n[W_RARE_LETTERS] += self->rare[word[j]];
             n[W_CONSONANT_TRIPLES] += j >= 2 && self->consonant[word[j]] &&

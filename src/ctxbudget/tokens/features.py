@@ -85,6 +85,7 @@ FEATURE_NAMES: Final = (
     "other_word_letters",
     "other_word_letters_capped",
     "upper_case_tokens",
+    "title_case_letters",
     "uppercase",
     "rare_letters",
     "consonant_triples",
@@ -196,10 +197,17 @@ FEATURE_NAMES: Final = (
 """Feature order, shared by ``text_features`` and every profile.
 
 ``common_words`` / ``other_words``: runs of ASCII letters in / not in the common-word
-table; ``other_word_letters_capped`` counts at most 4 letters a word, so that the fit can
-make long identifiers cost less than their length. ``rare_letters`` (j k q v w x y z)
-and ``consonant_triples`` (both in the other words of at most ``LONG_WORD`` letters:
-a common word is one token whatever its letters, a long one is priced by its length)
+table (``upper_case_tokens``, words of capitals that cl100k, o200k and Qwen hold whole,
+``_MAJOR``, ``VERSION``, are neither: they cost those vocabularies a token where an
+uncommon word of their length costs two, and DeepSeek V4 more);
+``other_word_letters_capped`` counts at most 4 letters a word, so that the fit can
+make long identifiers cost less than their length, and ``title_case_letters`` the
+letters beyond those 4 of the other words of at most ``LONG_WORD`` letters in title
+case (names, German nouns: ``Tlacoatzintepec`` costs cl100k six tokens, where a
+lower-case identifier of its length is mostly words a vocabulary learned).
+``rare_letters`` (j k q v w x y z) and ``consonant_triples`` (both in the other words of
+at most ``LONG_WORD`` letters: a common word is one token whatever its letters, a long
+one is priced by its length)
 flag letter runs that are not English words (identifiers, other languages, encoded
 text), which split into more pieces; ``case_switches`` (lower-case then upper-case) marks
 camelCase and base64. ``word_joiners``: a dot or an underscore between two ASCII
@@ -886,6 +894,7 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
         rare_letters,
         consonant_triples,
         upper_case_tokens,
+        title_case_letters,
         uncommon_parts,
         mixed_long_letters,
     ) = tables.word_counts(spelled, bool(case_switches or n[_UPPER_PAIRS_BEFORE_LOWER]))
@@ -925,6 +934,7 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
         other_letters - letters_in,
         capped_letters - capped_in,
         upper_case_tokens,
+        title_case_letters,
         kinds.count(_KIND_UPPER),
         rare_letters - rare_in,
         consonant_triples,

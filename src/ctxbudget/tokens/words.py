@@ -43,6 +43,7 @@ WORD_COUNT_NAMES: Final = (
     "rare_letters",
     "consonant_triples",
     "upper_case_tokens",
+    "title_case_letters",
     "uncommon_camel_parts",
     "mixed_case_long_word_letters",
 )
@@ -53,7 +54,10 @@ case in an other word of more than ``LONG_WORD`` letters; the rare letters
 (``RARE_LETTERS``) and consonant triples of the other words of at most ``LONG_WORD``
 letters; the words in the table of upper-case tokens (capitals that cl100k, o200k and
 Qwen hold whole: ``MAJOR``, ``ENABLED``, C's macros and shouted headings, one token
-where an uncommon word of their length costs two); and, only where asked for
+where an uncommon word of their length costs two); the letters beyond the ``CAP``-th of
+the other words of at most ``LONG_WORD`` letters in title case (a capital, then lower
+case: names, German nouns, ``Tlacoatzintepec``, which the vocabularies learned far less
+of than of lower-case words); and, only where asked for
 (``mixed``), of the other words of mixed case (neither lower, upper nor title case), the
 camelCase parts that are not common words and, in those longer than ``LONG_WORD``, the
 letters beyond the ``LONG_WORD``-th."""
@@ -113,6 +117,7 @@ def reference_word_counts(
         rare_letters,
         consonant_triples,
         len(not_common) - len(other_words),
+        sum(len(w) - CAP for w in short_words if len(w) > CAP and w.istitle()),
         uncommon_parts,
         mixed_long_letters,
     )
