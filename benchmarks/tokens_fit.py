@@ -297,7 +297,7 @@ def floors(
     unit of it beyond the floors already set."""
     # Each run of digits or letters is a piece of its own to every pre-tokenizer, so it
     # costs at least one token.
-    found = {} if only else dict.fromkeys(("digit_runs", "other_words"), share)
+    found = {} if only else dict.fromkeys(("digit_runs", "other_words", "one_letter_words"), share)
     for feature, texts in probes():
         if (only and feature not in only) or feature in skip:
             continue

@@ -125,6 +125,17 @@ def test_letters_of_uncommon_title_case_words_beyond_four_are_counted() -> None:
     assert found["title_case_letters"] == 15 - 4 + 5 - 4
 
 
+def test_a_letter_standing_alone_among_ascii_is_a_one_letter_word() -> None:
+    """"I" in ``"scope": "I"`` and "x" in ``f(x)`` are a token of their own or joined to
+    the punctuation before them: one-letter words, not uncommon words priced by their
+    first letter. The "V" and "t" of "Việt" are letters of a word in another script,
+    which the joins beyond ASCII price: they stay other words."""
+    found = features('"scope": "I", y = f(x) Vi\u1ec7t\n')
+    assert found["one_letter_words"] == 4  # I, y, f, x
+    assert found["other_words"] == 2  # V, t
+    assert found["common_words"] == 1  # scope
+
+
 def test_numbers_are_counted_in_groups_of_three_digits() -> None:
     """cl100k, o200k and DeepSeek V4 split a number into groups of at most three digits
     from its start: "417" is one token, "2026" two, "1234567" three."""
@@ -158,7 +169,8 @@ def test_contractions_are_one_price_with_their_apostrophe_and_ending() -> None:
     found = features("Let's go, don't you've x'y 's")
     assert found["contractions"] == 3
     assert found["quotes"] == 2  # x'y and the one after a space
-    assert found["rare_letters"] == 2  # x, y: not the v of "ve"
+    assert found["one_letter_words"] == 3  # x, y and the s after a space: not "s" and "t"
+    assert "rare_letters" not in found  # not the v of "ve"
     assert features("Let's") == features("Let") | {"contractions": 1}
 
 
@@ -488,6 +500,7 @@ def test_features_never_drop_when_text_is_appended(first: str, second: str) -> N
         "other_word_letters",
         "other_word_letters_capped",
         "upper_case_tokens",
+        "one_letter_words",
         "title_case_letters",
         "rare_letters",
         "consonant_triples",
@@ -840,8 +853,8 @@ def _upper_case_tokens() -> frozenset[str]:
 
 
 def short_other_words(text: str) -> str:
-    """``text`` with the letters of common words, of upper-case tokens and of words
-    longer than 16 letters turned into spaces: rare letters and triples count the
+    """``text`` with the letters of common words, of upper-case tokens, of one-letter
+    words and of words longer than 16 letters turned into spaces: rare letters and triples count the
     other words only."""
     common = _common_words()
     text = CONTRACTION.sub(lambda m: " " * len(m.group()), text)
@@ -851,6 +864,7 @@ def short_other_words(text: str) -> str:
             " " * len(m.group())
             if m.group().encode() in common
             or m.group() in _upper_case_tokens()
+            or len(m.group()) == 1
             or len(m.group()) > 16
             else m.group()
         ),
@@ -955,8 +969,8 @@ def test_the_letter_of_an_escape_does_not_join_the_word_after_it() -> None:
     """In JSON, "\\nimport" is the escape "\\n" and the word "import" to every
     vocabulary: the word features see "import", not "nimport"; an escaped backslash
     before an n leaves the n its word's ("\\\\new" is a backslash and "new")."""
-    escaped = features('{"content": "x\\nimport os\\n\\treturn"}')
-    raw = features('{"content": "x import os return"}')
+    escaped = features('{"content": "xq\\nimport os\\n\\treturn"}')
+    raw = features('{"content": "xq import os return"}')
     for name in ("common_words", "other_words", "other_word_letters"):
         assert escaped[name] == raw[name], name
     assert escaped["escape_sequences"] == 3

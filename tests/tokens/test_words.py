@@ -74,12 +74,12 @@ def test_each_word_count_means_what_its_name_says() -> None:
     """A worked example per count, both ways."""
     text = (
         b"the zyzzyva getValue fooBar XMLHttpRequest qqqqqqqqqqqqqqqqqqqq strk Ab "
-        b"abcdefghijklmnopqrsTuv MAJOR Value THE XQ"
+        b"abcdefghijklmnopqrsTuv MAJOR Value THE XQ x"
     )
     expected = {
-        "words": 13,
-        # All but "the" and the upper-case token "MAJOR" ("Value", "THE" and "XQ" are
-        # in neither table).
+        "words": 14,
+        # All but "the", the upper-case token "MAJOR" and the one-letter word "x"
+        # ("Value", "THE" and "XQ" are in neither table).
         "other_words": 11,
         "other_letters": 7 + 8 + 6 + 14 + 20 + 4 + 2 + 22 + 5 + 3 + 2,
         "capped_letters": 4 * 7 + 2 + 4 + 3 + 2,
@@ -90,6 +90,7 @@ def test_each_word_count_means_what_its_name_says() -> None:
         # Three consonants in a row: XMLHttpR holds six, strk two (y is no consonant).
         "consonant_triples": 6 + 2,
         "upper_case_tokens": 1,
+        "one_letter_words": 1,
         # Other words of 5-16 letters in title case: "Value" (one beyond four).
         "title_case_letters": 1,
         # Mixed case: getValue (get, Value: common), fooBar (foo, Bar), XMLHttpRequest
@@ -140,7 +141,7 @@ def test_without_the_extension_the_definition_counts(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(words, "compiled_extension", lambda warn=True: None)
     counts = word_counter(_SMALL_WORDS, _SMALL_PARTS, _SMALL_UPPER)
     assert isinstance(counts, functools.partial)
-    assert counts(b"the fooBar MAJOR", True) == (3, 1, 6, 4, 0, 0, 0, 1, 0, 2, 0)
+    assert counts(b"the fooBar MAJOR x", True) == (4, 1, 6, 4, 0, 0, 0, 1, 1, 0, 2, 0)
 
 
 def test_the_compiled_words_refuse_what_they_cannot_read() -> None:

@@ -801,6 +801,7 @@ enum {
     W_RARE_LETTERS,
     W_CONSONANT_TRIPLES,
     W_UPPER_CASE_TOKENS,
+    W_ONE_LETTER_WORDS,
     W_TITLE_CASE_LETTERS,
     W_UNCOMMON_CAMEL_PARTS,
     W_MIXED_CASE_LONG_WORD_LETTERS,
@@ -919,7 +920,11 @@ words_counts(Words *self, PyObject *const *args, Py_ssize_t nargs)
         if (word_table_holds(&self->words, data + start, i - start)) {
             continue;
         }
-        if (word_table_holds(&self->upper, data + start, i - start)) {
+        if (i - start == 1 && !(start > 0 && data[start - 1] >= 0x80) &&
+            !(i < size && data[i] >= 0x80)) {
+            n[W_ONE_LETTER_WORDS]++;
+        }
+        else if (word_table_holds(&self->upper, data + start, i - start)) {
             n[W_UPPER_CASE_TOKENS]++;
         }
         else {

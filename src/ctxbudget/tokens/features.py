@@ -85,6 +85,7 @@ FEATURE_NAMES: Final = (
     "other_word_letters",
     "other_word_letters_capped",
     "upper_case_tokens",
+    "one_letter_words",
     "title_case_letters",
     "uppercase",
     "rare_letters",
@@ -199,7 +200,10 @@ FEATURE_NAMES: Final = (
 ``common_words`` / ``other_words``: runs of ASCII letters in / not in the common-word
 table (``upper_case_tokens``, words of capitals that cl100k, o200k and Qwen hold whole,
 ``_MAJOR``, ``VERSION``, are neither: they cost those vocabularies a token where an
-uncommon word of their length costs two, and DeepSeek V4 more);
+uncommon word of their length costs two, and DeepSeek V4 more; ``one_letter_words``,
+a letter with no letter and no character beyond ASCII on either side, costs about a
+token, or nothing beyond the punctuation it joins, where an uncommon word's price of
+its first letter is half a token);
 ``other_word_letters_capped`` counts at most 4 letters a word, so that the fit can
 make long identifiers cost less than their length, and ``title_case_letters`` the
 letters beyond those 4 of the other words of at most ``LONG_WORD`` letters in title
@@ -540,7 +544,7 @@ class _Tables:
     letter_joins: frozenset[str]
     # What each contraction's ending ("s" of "Let's") adds to the word features as a
     # word of its own (common_words, other_words, their letters, capped, rare letters).
-    contraction_endings: Mapping[bytes, tuple[int, int, int, int, int]]
+    contraction_endings: Mapping[bytes, tuple[int, int, int, int, int, int]]
     # Per vocabulary of ``FLOOR_VOCABULARIES``, the adjacent ASCII pairs of a text that
     # are none of its two-character tokens (``pair_floors``).
     unmerged_pairs: UnmergedPairs
@@ -699,17 +703,20 @@ def _runs_of_one(ranges: list[list[int]]) -> re.Pattern[str]:
 
 def _contraction_endings(
     common_words: list[str],
-) -> Mapping[bytes, tuple[int, int, int, int, int]]:
-    """Per contraction ending, what it adds to the word features as a word of its own
+) -> Mapping[bytes, tuple[int, int, int, int, int, int]]:
+    """Per contraction ending, what it adds to the word features as a word of its own:
+    common words, other words, their letters, capped, rare letters, one-letter words
     (read-only: the tables are shared)."""
     common = set(common_words)
-    endings: dict[bytes, tuple[int, int, int, int, int]] = {}
+    endings: dict[bytes, tuple[int, int, int, int, int, int]] = {}
     for ending in _CONTRACTION_ENDINGS:
         rare = sum(c in RARE_LETTERS.decode() for c in ending)
         if ending in common:
-            endings[ending.encode()] = (1, 0, 0, 0, 0)
+            endings[ending.encode()] = (1, 0, 0, 0, 0, 0)
+        elif len(ending) == 1:
+            endings[ending.encode()] = (0, 0, 0, 0, 0, 1)
         else:
-            endings[ending.encode()] = (0, 1, len(ending), min(len(ending), CAP), rare)
+            endings[ending.encode()] = (0, 1, len(ending), min(len(ending), CAP), rare, 0)
     return MappingProxyType(endings)
 
 
@@ -894,6 +901,7 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
         rare_letters,
         consonant_triples,
         upper_case_tokens,
+        one_letter_words,
         title_case_letters,
         uncommon_parts,
         mixed_long_letters,
@@ -921,19 +929,20 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
     unquoted = changes - (n[_PAIRS_WITH_QUOTE] - (quote_repeats - n[_MIXED_QUOTE_PAIRS]))
     contractions = len(endings)
     if contractions:
-        common_in, other_in, letters_in, capped_in, rare_in = map(
+        common_in, other_in, letters_in, capped_in, rare_in, one_letter_in = map(
             sum, zip(*map(tables.contraction_endings.__getitem__, endings), strict=True)
         )
     else:
-        common_in = other_in = letters_in = capped_in = rare_in = 0
+        common_in = other_in = letters_in = capped_in = rare_in = one_letter_in = 0
     # A space before a CR LF is a space before a line end.
     spaces_before_line_end = n[_SPACE_BEFORE_NEWLINE] + (data.count(b" \r\n") if crlf else 0)
     ascii_part = (
-        word_count - other_word_count - upper_case_tokens - common_in,
+        word_count - other_word_count - upper_case_tokens - one_letter_words - common_in,
         other_word_count - other_in,
         other_letters - letters_in,
         capped_letters - capped_in,
         upper_case_tokens,
+        one_letter_words - one_letter_in,
         title_case_letters,
         kinds.count(_KIND_UPPER),
         rare_letters - rare_in,

@@ -43,24 +43,28 @@ WORD_COUNT_NAMES: Final = (
     "rare_letters",
     "consonant_triples",
     "upper_case_tokens",
+    "one_letter_words",
     "title_case_letters",
     "uncommon_camel_parts",
     "mixed_case_long_word_letters",
 )
-"""The counts, in order: all words; those neither in the common-word table nor among
-the upper-case tokens (the other words); their letters; the same with each word counted
-as at most ``CAP`` letters; the letters beyond the ``LONG_RUN``-th of each run of one
-case in an other word of more than ``LONG_WORD`` letters; the rare letters
-(``RARE_LETTERS``) and consonant triples of the other words of at most ``LONG_WORD``
-letters; the words in the table of upper-case tokens (capitals that cl100k, o200k and
-Qwen hold whole: ``MAJOR``, ``ENABLED``, C's macros and shouted headings, one token
-where an uncommon word of their length costs two); the letters beyond the ``CAP``-th of
-the other words of at most ``LONG_WORD`` letters in title case (a capital, then lower
-case: names, German nouns, ``Tlacoatzintepec``, which the vocabularies learned far less
-of than of lower-case words); and, only where asked for
-(``mixed``), of the other words of mixed case (neither lower, upper nor title case), the
-camelCase parts that are not common words and, in those longer than ``LONG_WORD``, the
-letters beyond the ``LONG_WORD``-th."""
+"""The counts, in order: all words; those neither in the common-word table, nor among
+the upper-case tokens, nor one-letter words (the other words); their letters; the same
+with each word counted as at most ``CAP`` letters; the letters beyond the
+``LONG_RUN``-th of each run of one case in an other word of more than ``LONG_WORD``
+letters; the rare letters (``RARE_LETTERS``) and consonant triples of the other words
+of at most ``LONG_WORD`` letters; the words in the table of upper-case tokens (capitals
+that cl100k, o200k and Qwen hold whole: ``MAJOR``, ``ENABLED``, C's macros and shouted
+headings, one token where an uncommon word of their length costs two); the one-letter
+words with no character beyond ASCII on either side (``x``, ``I``, the ``I`` of
+``"scope": "I"``: a token of their own, or joined to the punctuation before them, where
+a letter inside a word of another script, the ``V`` of ``Việt``, is priced as an other
+word and by the joins); the letters beyond the ``CAP``-th of the other words of at most
+``LONG_WORD`` letters in title case (a capital, then lower case: names, German nouns,
+``Tlacoatzintepec``, which the vocabularies learned far less of than of lower-case
+words); and, only where asked for (``mixed``), of the other words of mixed case
+(neither lower, upper nor title case), the camelCase parts that are not common words
+and, in those longer than ``LONG_WORD``, the letters beyond the ``LONG_WORD``-th."""
 
 CAP: Final = 4
 LONG_WORD: Final = 16
@@ -74,6 +78,8 @@ WORD_SPLIT: Final = bytes(b if b in _LETTERS else 0x20 for b in range(256))
 words."""
 
 _CAPPED: Final = bytes(min(n, CAP) for n in range(256))
+# A letter with no letter and no character beyond ASCII (a lead byte) on either side.
+_ONE_LETTER: Final = re.compile(rb"(?<![A-Za-z\x80-\xff])[A-Za-z](?![A-Za-z\x80-\xff])")
 _IS_LONG: Final = bytes(int(n > LONG_WORD) for n in range(256))
 _IS_SHORT: Final = bytes(int(n <= LONG_WORD) for n in range(256))
 # Runs of one case longer than ``LONG_RUN`` (a shorter run adds nothing).
@@ -99,6 +105,13 @@ def reference_word_counts(
     ("valid", "Valid", "VALID"), ``upper_case_tokens`` the table of upper-case tokens
     (none of them a common word); ``mixed``: whether to count the mixed-case words'
     features (else 0: the caller knows from the neighbour counts that there are none)."""
+    one_letter_words = [
+        m.group() for m in _ONE_LETTER.finditer(spelled) if m.group() not in common_words
+    ]
+    if one_letter_words:
+        spelled = _ONE_LETTER.sub(
+            lambda m: m.group() if m.group() in common_words else b" ", spelled
+        )
     words = spelled.translate(WORD_SPLIT).split()
     not_common = list(filterfalse(common_words.__contains__, words))
     other_words = list(filterfalse(upper_case_tokens.__contains__, not_common))
@@ -109,7 +122,7 @@ def reference_word_counts(
         uncommon_parts = _uncommon_camel_parts(other_words, common_parts)
         mixed_long_letters = _mixed_case_long_word_letters(long_words)
     return (
-        len(words),
+        len(words) + len(one_letter_words),
         len(other_words),
         other_letters,
         capped_letters,
@@ -117,6 +130,7 @@ def reference_word_counts(
         rare_letters,
         consonant_triples,
         len(not_common) - len(other_words),
+        len(one_letter_words),
         sum(len(w) - CAP for w in short_words if len(w) > CAP and w.istitle()),
         uncommon_parts,
         mixed_long_letters,
