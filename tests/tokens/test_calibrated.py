@@ -126,7 +126,7 @@ def test_letters_of_uncommon_title_case_words_beyond_four_are_counted() -> None:
 
 
 def test_a_letter_standing_alone_among_ascii_is_a_one_letter_word() -> None:
-    """"I" in ``"scope": "I"`` and "x" in ``f(x)`` are a token of their own or joined to
+    """ "I" in ``"scope": "I"`` and "x" in ``f(x)`` are a token of their own or joined to
     the punctuation before them: one-letter words, not uncommon words priced by their
     first letter. The "t" of "été" is a letter of a word written beyond ASCII, which
     the joins beyond ASCII price: it stays an other word."""
