@@ -311,7 +311,12 @@ NEW_FEATURES = tuple(
             {"far_merging_repeats": 2, "letter_after_non_ascii": 1},
         ),
         ('{"a":"b"} f(-a);', {"unquoted_punctuation_changes": 2}),  # "(-", ");"
-        ("Get" + "Value" * 3 + "Id", {"mixed_case_long_word_letters": 4}),  # 20 letters
+        # 20 letters of common parts; then 21 with an uncommon one ("Qzx").
+        ("Get" + "Value" * 3 + "Id", {"common_camel_long_word_letters": 4}),
+        (
+            "Get" + "Value" * 3 + "Qzx",
+            {"mixed_case_long_word_letters": 5, "uncommon_camel_parts": 1},
+        ),
         ('""" x', {"quote_repeats": 2}),
         ("x[[[y]]", {"bracket_repeats": 3}),
         ("\ufeffa", {"unicode_spaces": 1, "letter_after_non_ascii": 1}),

@@ -805,6 +805,7 @@ enum {
     W_TITLE_CASE_LETTERS,
     W_UNCOMMON_CAMEL_PARTS,
     W_MIXED_CASE_LONG_WORD_LETTERS,
+    W_COMMON_CAMEL_LONG_WORD_LETTERS,
     W_COUNTS
 };
 
@@ -887,9 +888,11 @@ count_other_word(const Words *self, const unsigned char *word, Py_ssize_t length
     if (capitals == 0 || capitals == length || title) {
         return;
     }
-    n[W_UNCOMMON_CAMEL_PARTS] += uncommon_parts(&self->parts, word, length);
+    Py_ssize_t uncommon = uncommon_parts(&self->parts, word, length);
+    n[W_UNCOMMON_CAMEL_PARTS] += uncommon;
     if (length > self->long_word) {
-        n[W_MIXED_CASE_LONG_WORD_LETTERS] += length - self->long_word;
+        n[uncommon ? W_MIXED_CASE_LONG_WORD_LETTERS : W_COMMON_CAMEL_LONG_WORD_LETTERS] +=
+            length - self->long_word;
     }
 }
 

@@ -150,6 +150,7 @@ FEATURE_NAMES: Final = (
     "other_three_byte_unmergeable",
     "unquoted_punctuation_changes",
     "mixed_case_long_word_letters",
+    "common_camel_long_word_letters",
     "quote_repeats",
     "unindented_lines",
     "bracket_repeats",
@@ -290,8 +291,10 @@ a run of zero-width spaces a token each. ``unquoted_punctuation_changes``: the
 ``punctuation_changes`` with no quote on either side: JSON's ``{"``, ``":"``, ``"}``
 are a token each, so a change next to a quote costs less than ``)+`` or ``-->``.
 ``mixed_case_long_word_letters``: the letters beyond the ``LONG_WORD``-th of mixed-case
-words longer than that (random letters, encoded data), which ``long_run_letters`` (runs
-of one case) does not see and no vocabulary merges far. ``quote_repeats``: a quote
+words longer than that with a camelCase part that is no common word (random letters,
+encoded data), which ``long_run_letters`` (runs of one case) does not see and no
+vocabulary merges far; ``common_camel_long_word_letters`` the same of the words made of
+common parts only (``xmlOutputBufferCreateFilename``: a token a part). ``quote_repeats``: a quote
 after a quote, which some vocabularies do not merge as they merge "----".
 ``unindented_lines``: lines (the first one too) that start with neither white space nor
 their end: their newline is a token of its own, where indentation would merge with it.
@@ -905,6 +908,7 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
         title_case_letters,
         uncommon_parts,
         mixed_long_letters,
+        common_camel_long_letters,
     ) = tables.word_counts(spelled, bool(case_switches or n[_UPPER_PAIRS_BEFORE_LOWER]))
     # Classes only counted are counted on one translation, in one byte value each,
     # without the characters of no such class (most of them), so each count is short.
@@ -989,6 +993,7 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
             0,
             unquoted,
             mixed_long_letters,
+            common_camel_long_letters,
             quote_repeats,
             n[_TEXT_LINE_STARTS],
             n[_BRACKET_PAIRS],
@@ -1077,6 +1082,7 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
         other_three_byte - mergeable - script_letters,
         unquoted,
         mixed_long_letters,
+        common_camel_long_letters,
         quote_repeats,
         n[_TEXT_LINE_STARTS],
         n[_BRACKET_PAIRS],

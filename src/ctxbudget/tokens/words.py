@@ -47,6 +47,7 @@ WORD_COUNT_NAMES: Final = (
     "title_case_letters",
     "uncommon_camel_parts",
     "mixed_case_long_word_letters",
+    "common_camel_long_word_letters",
 )
 """The counts, in order: all words; those neither in the common-word table, nor among
 the upper-case tokens, nor one-letter words (the other words); their letters; the same
@@ -63,8 +64,11 @@ word and by the joins); the letters beyond the ``CAP``-th of the other words of 
 ``LONG_WORD`` letters in title case (a capital, then lower case: names, German nouns,
 ``Tlacoatzintepec``, which the vocabularies learned far less of than of lower-case
 words); and, only where asked for (``mixed``), of the other words of mixed case
-(neither lower, upper nor title case), the camelCase parts that are not common words
-and, in those longer than ``LONG_WORD``, the letters beyond the ``LONG_WORD``-th."""
+(neither lower, upper nor title case), the camelCase parts that are not common words,
+and in those longer than ``LONG_WORD`` the letters beyond the ``LONG_WORD``-th: of the
+words with an uncommon part (random letters, base64), then of the words made of common
+parts only (``xmlOutputBufferCreateFilename``: five tokens, where a price by letters
+made it ten)."""
 
 CAP: Final = 4
 LONG_WORD: Final = 16
@@ -117,10 +121,12 @@ def reference_word_counts(
     other_words = list(filterfalse(upper_case_tokens.__contains__, not_common))
     other_letters, capped_letters, long_words, short_words = _letters(other_words)
     rare_letters, consonant_triples = _rare_letters_and_triples(short_words)
-    uncommon_parts = mixed_long_letters = 0
+    uncommon_parts = mixed_long_letters = common_camel_long_letters = 0
     if mixed:
         uncommon_parts = _uncommon_camel_parts(other_words, common_parts)
-        mixed_long_letters = _mixed_case_long_word_letters(long_words)
+        mixed_long_letters, common_camel_long_letters = _mixed_case_long_word_letters(
+            long_words, common_parts
+        )
     return (
         len(words) + len(one_letter_words),
         len(other_words),
@@ -134,6 +140,7 @@ def reference_word_counts(
         sum(len(w) - CAP for w in short_words if len(w) > CAP and w.istitle()),
         uncommon_parts,
         mixed_long_letters,
+        common_camel_long_letters,
     )
 
 
@@ -220,8 +227,17 @@ def _uncommon_camel_parts(other_words: list[bytes], common_parts: Collection[byt
     return len(parts) - sum(map(common_parts.__contains__, parts))
 
 
-def _mixed_case_long_word_letters(long_words: list[bytes]) -> int:
-    """Letters beyond the ``LONG_WORD``-th of the mixed-case words of ``long_words``."""
-    return sum(
-        len(w) - LONG_WORD for w in long_words if not (w.islower() or w.isupper() or w.istitle())
-    )
+def _mixed_case_long_word_letters(
+    long_words: list[bytes], common_parts: Collection[bytes]
+) -> tuple[int, int]:
+    """Letters beyond the ``LONG_WORD``-th of the mixed-case words of ``long_words``: of
+    those with a part not in ``common_parts``, and of the others."""
+    with_uncommon = only_common = 0
+    for word in long_words:
+        if word.islower() or word.isupper() or word.istitle():
+            continue
+        if all(map(common_parts.__contains__, _CAMEL_PART.findall(word))):
+            only_common += len(word) - LONG_WORD
+        else:
+            with_uncommon += len(word) - LONG_WORD
+    return with_uncommon, only_common
