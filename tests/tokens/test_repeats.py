@@ -90,9 +90,13 @@ def test_the_compiled_pass_refuses_periods_over_its_table() -> None:
 
 def test_unfamiliar_repeats_are_what_ordinary_text_does_not_hold() -> None:
     """Uncommon words and characters beyond ASCII repeated count; common words,
-    punctuation, escapes, line ends and a unit written only twice do not."""
+    punctuation, escapes, line ends and a unit written only twice do not, unless the
+    two make a whole word."""
     assert unfamiliar_repeats("x TwIhTwIhTwIh y") == (RepeatedUnit("TwIh", 3),)
-    assert unfamiliar_repeats("x TwIhTwIh y") == ()  # twice
+    assert unfamiliar_repeats("x TwIhTwIh y") == (RepeatedUnit("TwIh", 2),)  # one word
+    assert unfamiliar_repeats("x TwIhTwIhx y") == ()  # twice, inside a word
+    assert unfamiliar_repeats("x TwIh TwIh y") == ()  # twice, apart
+    assert unfamiliar_repeats("abab") == ()  # a unit too short to count twice
     assert unfamiliar_repeats("_QZ" * 5) == (RepeatedUnit("_QZ", 5),)
     assert unfamiliar_repeats("กา" * 4) == (RepeatedUnit("กา", 4),)
     assert unfamiliar_repeats("TRUETRUETRUE") == (RepeatedUnit("TRUE", 3),)  # one word
@@ -108,6 +112,16 @@ def test_unfamiliar_repeats_are_what_ordinary_text_does_not_hold() -> None:
         "XXXXXXXXX",  # one letter
     ]:
         assert unfamiliar_repeats(ordinary) == (), ordinary
+
+
+def test_a_word_written_twice_as_one_costs_twice_its_half() -> None:
+    """"findablefindable" is four tokens to every vocabulary, twice "findable"; priced as
+    one uncommon word it was two or three: each profile counts it at least twice its
+    count of the half."""
+    for profile in ("cl100k", "o200k", "deepseek-v4", "qwen3", "generic"):
+        counter = CalibratedCounter(profile)
+        for word in ("findable", "TwIh", "timeout"):
+            assert counter.count(word * 2) >= 2 * counter.count(word), (profile, word)
 
 
 def test_at_most_MOST_units_are_priced_the_longest_first() -> None:
