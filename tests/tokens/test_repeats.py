@@ -115,7 +115,7 @@ def test_unfamiliar_repeats_are_what_ordinary_text_does_not_hold() -> None:
 
 
 def test_a_word_written_twice_as_one_costs_twice_its_half() -> None:
-    """"findablefindable" is four tokens to every vocabulary, twice "findable"; priced as
+    """ "findablefindable" is four tokens to every vocabulary, twice "findable"; priced as
     one uncommon word it was two or three: each profile counts it at least twice its
     count of the half."""
     for profile in ("cl100k", "o200k", "deepseek-v4", "qwen3", "generic"):
