@@ -546,7 +546,8 @@ class _Tables:
     mergeable_pairs: frozenset[str]
     letter_joins: frozenset[str]
     # What each contraction's ending ("s" of "Let's") adds to the word features as a
-    # word of its own (common_words, other_words, their letters, capped, rare letters).
+    # word of its own (common_words, other_words, their letters, capped, rare letters,
+    # one-letter words).
     contraction_endings: Mapping[bytes, tuple[int, int, int, int, int, int]]
     # Per vocabulary of ``FLOOR_VOCABULARIES``, the adjacent ASCII pairs of a text that
     # are none of its two-character tokens (``pair_floors``).

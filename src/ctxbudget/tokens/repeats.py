@@ -196,8 +196,7 @@ def _doubled_word(data: bytes, start: int, period: int, length: int) -> bool:
     return (
         length == 2 * period
         and period >= DOUBLED_SHORTEST
-        and data[start:end].isalpha()
-        and data[start:end].isascii()
+        and data[start:end].isalpha()  # ASCII letters only, for bytes
         and not (start > 0 and _letter(data[start - 1]))
         and not (end < len(data) and _letter(data[end]))
     )
