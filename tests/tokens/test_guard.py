@@ -399,7 +399,7 @@ MACRO_WORDS = [
 
 
 def _macro_definitions() -> str:
-    """A header's worth of ``#define NAME_OF_WORDS\tnumber`` lines, C's macro style."""
+    """A header's worth of ``#define NAME_OF_WORDS\\tnumber`` lines, C's macro style."""
     rng = random.Random(7)
     lines = []
     for _ in range(120):
