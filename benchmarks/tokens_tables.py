@@ -89,20 +89,18 @@ def upper_case_tokens(pieces: dict[str, list[str]], common_words: list[str]) -> 
     first). DeepSeek V4 is left out: it splits most of them (``_MAJOR`` into four),
     which its own profile prices."""
     common = set(common_words)
-    held = []
-    for name in ("cl100k", "o200k", "qwen3"):
-        words = set()
-        for piece in pieces[name]:
-            match = re.fullmatch("[ _]?([A-Z]{2,})", piece)
-            if match:
-                words.add(match.group(1))
-        held.append(words)
-    ordered = dict.fromkeys(
-        match.group(1)
-        for piece in pieces["cl100k"]
-        if (match := re.fullmatch("[ _]?([A-Z]{2,})", piece))
-    )
-    return [w for w in ordered if w not in common and all(w in words for words in held)]
+    # Per vocabulary, its capitals in its tokens' order (a dict keeps it).
+    held = {
+        name: dict.fromkeys(
+            match.group(1)
+            for piece in pieces[name]
+            if (match := re.fullmatch("[ _]?([A-Z]{2,})", piece))
+        )
+        for name in ("cl100k", "o200k", "qwen3")
+    }
+    return [
+        w for w in held["cl100k"] if w not in common and w in held["o200k"] and w in held["qwen3"]
+    ]
 
 
 def han_cost_classes() -> tuple[str, str]:

@@ -859,8 +859,8 @@ def _upper_case_tokens() -> frozenset[str]:
 
 def short_other_words(text: str) -> str:
     """``text`` with the letters of common words, of upper-case tokens, of one-letter
-    words and of words longer than 16 letters turned into spaces: rare letters and triples count the
-    other words only."""
+    words and of words longer than 16 letters turned into spaces: rare letters and
+    triples count the other words only."""
     common = _common_words()
     text = CONTRACTION.sub(lambda m: " " * len(m.group()), text)
     return re.sub(
