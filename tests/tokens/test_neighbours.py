@@ -193,6 +193,21 @@ def test_a_pair_is_unmerged_only_where_it_is_no_token_and_no_cascade() -> None:
     assert count("é\xe9".encode()) == (0,)
 
 
+def test_a_capital_after_lower_case_is_a_boundary_where_the_pre_tokenizer_cuts_there() -> None:
+    """A vocabulary flagged ``splits_camel_case`` (o200k's pre-tokenizer cuts before a
+    capital after a lower-case letter) counts every such pair, even one of its
+    two-character tokens; the others leave them out; one flag a vocabulary or none."""
+    tokens = "xYYx"  # two-character tokens "xY" and "Yx"
+    table = neighbours.unmerged_pair_table([tokens, tokens], splits_camel_case=[True, False])
+    count = neighbours.unmerged_pairs_counter(table, 2)
+    assert count(b"xY") == (1, 0)
+    assert count(b"xYxYx") == (2, 0)
+    assert count(b"Yx") == (0, 0)  # a capital then lower case: the two-character rule
+    assert count(b"Ya") == (1, 1)
+    with pytest.raises(ValueError, match="one flag a vocabulary"):
+        neighbours.unmerged_pair_table(["ab", "ab"], splits_camel_case=[True])
+
+
 def test_a_pair_beyond_ascii_is_a_boundary_where_no_token_spans_it() -> None:
     """Beyond ASCII, a pair of bytes no token holds is a boundary: within a character
     (one spent on two tokens) or between two; where a character ends, its lead byte

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from ctxbudget.tokens import CalibratedCounter
 from ctxbudget.tokens.features import FLOOR_VOCABULARIES, pair_floors, unfamiliar_repeats
 from ctxbudget.tokens.repeats import (
+    LONG_UNIT,
     LONGEST,
     MOST,
     SHORTEST,
@@ -100,6 +101,11 @@ def test_unfamiliar_repeats_are_what_ordinary_text_does_not_hold() -> None:
     assert unfamiliar_repeats("_QZ" * 5) == (RepeatedUnit("_QZ", 5),)
     assert unfamiliar_repeats("กา" * 4) == (RepeatedUnit("กา", 4),)
     assert unfamiliar_repeats("TRUETRUETRUE") == (RepeatedUnit("TRUE", 3),)  # one word
+    # An identifier written twice is one word too: letters, digits and underscores.
+    assert unfamiliar_repeats("(generated_chatgenerated_chat)") == (
+        RepeatedUnit("generated_chat", 2),
+    )
+    assert unfamiliar_repeats("x_TwIhTwIh") == ()  # twice, inside an identifier
     for ordinary in [
         "> > > > quoted",
         "\\n\\n\\n\\n",
@@ -122,6 +128,22 @@ def test_a_word_written_twice_as_one_costs_twice_its_half() -> None:
         counter = CalibratedCounter(profile)
         for word in ("findable", "TwIh", "timeout"):
             assert counter.count(word * 2) >= 2 * counter.count(word), (profile, word)
+
+
+def test_a_long_unit_written_twice_counts_wherever_it_is() -> None:
+    """A unit of ``LONG_UNIT`` bytes or more with no ASCII space or punctuation (a random
+    key, ideographs) counts written twice, inside a word or not, up to ``LONGEST`` bytes;
+    a shorter one written twice inside a word does not (``"needed"``), nor a phrase
+    written again."""
+    key = "1FzfBUCUWIwyCQFlPqsB"  # 20 bytes
+    assert unfamiliar_repeats(f"x={key}{key};") == (RepeatedUnit(key, 2),)
+    ideographs = "怹恾怼恬怟怶怂"  # 21 bytes
+    assert unfamiliar_repeats(ideographs * 3) == (RepeatedUnit(ideographs, 3),)
+    assert unfamiliar_repeats("aQzvbQzv") == ()  # 4 bytes, twice
+    assert unfamiliar_repeats("Qzv Xwqk, Qzv Xwqk, ") == ()  # a phrase, twice
+    too_long = "".join(chr(0x41 + i % 26 + 32 * (i >= 26)) for i in range(LONGEST + 1))
+    assert unfamiliar_repeats(too_long * 2) == ()
+    assert LONG_UNIT <= 8 < 20 <= LONGEST
 
 
 def test_at_most_MOST_units_are_priced_the_longest_first() -> None:

@@ -468,6 +468,11 @@ FLOOR_VOCABULARIES: Final = _VOCABULARY_COSTS
 """The vocabularies ``pair_floors`` bounds, in its order (``cl100k`` is cl100k_base,
 ``o200k`` o200k_base, ``deepseek_v4`` DeepSeek V4's, ``qwen3`` Qwen 3's)."""
 _NO_FLOORS: Final = (0,) * len(FLOOR_VOCABULARIES)
+_SPLITS_CAMEL_CASE: Final = frozenset({"o200k"})
+"""The vocabularies whose pre-tokenizer cuts before a capital after a lower-case letter:
+o200k_base's pattern takes a word as capitals then lower-case letters (``getValue`` is
+``get`` and ``Value`` before any merge); cl100k, DeepSeek V4 and Qwen take a run of
+letters whole."""
 _NO_HAN_PAIRS: Final = (0,) * len(FLOOR_VOCABULARIES)
 # The features from ``unlearned_pairs`` on are 0 in ASCII text.
 _NO_SCRIPTS: Final = (0,) * (len(FEATURE_NAMES) - FEATURE_NAMES.index("unlearned_pairs"))
@@ -677,6 +682,7 @@ def _tables() -> _Tables:
             unmerged_pair_table(
                 [tables["ascii_pair_tokens"][v] for v in FLOOR_VOCABULARIES],
                 [base64.b64decode(tables["joined_byte_pairs"][v]) for v in FLOOR_VOCABULARIES],
+                [v in _SPLITS_CAMEL_CASE for v in FLOOR_VOCABULARIES],
             ),
             len(FLOOR_VOCABULARIES),
         ),

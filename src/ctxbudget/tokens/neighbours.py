@@ -476,7 +476,9 @@ def _quote_pairs(data: bytes, more_flags: int, punctuation_pairs: int) -> tuple[
 
 
 def unmerged_pair_table(
-    pair_tokens: Sequence[str], joined_pairs: Sequence[bytes] | None = None
+    pair_tokens: Sequence[str],
+    joined_pairs: Sequence[bytes] | None = None,
+    splits_camel_case: Sequence[bool] = (),
 ) -> bytes:
     """The table of ``unmerged_pairs``: one byte per pair of bytes, at the pair read as a
     little-endian 16-bit number (the first | the second << 8), with bit ``v`` set where
@@ -488,7 +490,10 @@ def unmerged_pair_table(
     next to a letter (contractions: "I've" is one token of o200k, built over "I'") and a
     capital after a lower-case letter (camelCase: "CommandLine", "JavaScript" and
     "GitHub" are tokens of cl100k; counted, such pairs put the floor above the exact
-    count of 5 of 3,947 texts of prose, code and agent traffic, and left out, of 2).
+    count of 5 of 3,947 texts of prose, code and agent traffic, and left out, of 2),
+    but for a vocabulary whose ``splits_camel_case`` is true: its pre-tokenizer cuts the
+    text before every capital that follows a lower-case letter, so no token it encodes
+    spans one (o200k's: "Java" and "Script" are two pieces before any merge).
 
     Every other pair: those that no token of the vocabulary can span, read off its
     tokens' bytes (``joined_pairs[v]``, a bitmap of 65536 bits, ``joined_pair_bitmap``;
@@ -505,12 +510,18 @@ def unmerged_pair_table(
         or any(len(bitmap) != 1 << 13 for bitmap in joined_pairs)
     ):
         raise ValueError("joined_pairs needs a bitmap of 65536 bits (8192 bytes) a vocabulary")
+    if len(splits_camel_case) not in (0, len(pair_tokens)):
+        raise ValueError("splits_camel_case needs one flag a vocabulary, or none")
     tokens = [frozenset(t[i : i + 2] for i in range(0, len(t), 2)) for t in pair_tokens]
+    camel_splits = sum(1 << v for v, splits in enumerate(splits_camel_case) if splits)
     table = bytearray(1 << 16)
     for a, b in itertools.product(range(0x80), repeat=2):
         pair = chr(a) + chr(b)
         contraction = "'" in pair and pair.strip("'").isalpha()
-        if contraction or (chr(a).islower() and chr(b).isupper()):
+        if contraction:
+            continue
+        if chr(a).islower() and chr(b).isupper():
+            table[a | b << 8] = camel_splits
             continue
         for v, own in enumerate(tokens):
             table[a | b << 8] |= (pair not in own) << v

@@ -18,11 +18,13 @@ list).
 
 ``repeated_units`` keeps the runs that are not ordinary text: a run that holds a
 character beyond ASCII, or an ASCII word (the whole word around the run, JSON and C
-escapes left out) that is not in the common-word table; and a word that is a unit of
-``DOUBLED_SHORTEST`` letters or more written twice, nothing else (``findablefindable``,
-``TwIhTwIh``: twice the unit's tokens, where the word's letters were priced as one
-uncommon word's). Runs of ASCII that ordinary
-text holds are left to the features: ``"> > > "``, ``"\\\\n\\\\n"``, ``"\\r\\n\\r\\n"`` and
+escapes left out) that is not in the common-word table. Of units written only twice it
+keeps a unit of ``LONG_UNIT`` bytes or more with no ASCII white space or punctuation,
+and a word (letters, digits, underscores) that is a unit of ``DOUBLED_SHORTEST`` bytes or
+more written twice, nothing else (``findablefindable``, ``TwIhTwIh``,
+``generated_chatgenerated_chat``: twice the unit's tokens, where the word's letters were
+priced as one uncommon word's). Runs of ASCII that ordinary text holds are left to the
+features: ``"> > > "``, ``"\\\\n\\\\n"``, ``"\\r\\n\\r\\n"`` and
 ``"/bookmark/bookmark"``, which vocabularies merge as they merge ordinary text, and runs
 of one byte, which are not looked for. A character beyond ASCII written again and again
 (``"？？？"``, ``"ааа"``, ``"────"``) is a unit of its own: vocabularies merge few of
@@ -42,6 +44,7 @@ from ctxbudget.tokens.neighbours import compiled_extension
 __all__ = [
     "DOUBLED_SHORTEST",
     "LONGEST",
+    "LONG_UNIT",
     "MOST",
     "SHORTEST",
     "UNITS",
@@ -52,15 +55,21 @@ __all__ = [
 ]
 
 SHORTEST: Final = 2
-LONGEST: Final = 16
-"""The units looked for, in bytes: two ASCII characters to four of four bytes each."""
+LONGEST: Final = 32
+"""The units looked for, in bytes: two ASCII characters to eight of four bytes each (ten
+ideographs, a key of twenty letters): units longer than 16 bytes, written two or three
+times, were priced at 62-85 % of a vocabulary's count (``"1FzfBUCUWIwyCQFlPqsB" * 2``,
+a unit of seven ideographs written three times). Runs are found by testing a position
+every unit or so, so the longer units cost 5 ms more over the 6 MB of the dev corpus
+(21 against 16), about 1 % of a count."""
 
 UNITS: Final = 3
 """How many times a unit is written in a row, at least, to count: twice is mostly a
 piece of an ordinary word or line ("queue", "needed", "%s%s", a row of a table). Two
 lifted 4 more of 8,131 drawn texts over the guard's share, and left 822 runs to price
 in the 1,394 texts of the dev corpus (three: a few dozen), which took twice as long.
-A unit written twice counts only where the two make a whole word (``DOUBLED_SHORTEST``):
+A unit written twice counts only where the two make a whole word (``DOUBLED_SHORTEST``)
+or the unit is ``LONG_UNIT`` bytes or more:
 runs of two units are looked for (a third more of the time ``repeated_units`` takes, 12
 ms against 8 over half the dev corpus, about 4 % of a count) and the others dropped."""
 
@@ -68,7 +77,17 @@ DOUBLED_SHORTEST: Final = 3
 """The shortest unit of a word written twice that is priced as such: the runs of two
 units are looked for from this period on, and kept only where they are a whole word
 (``"abab"``, ``"coco"``: shorter units, which vocabularies merge, are left to the
-features)."""
+features). A word here is a run of ASCII letters, digits and underscores, as an
+identifier is written (``"generated_chatgenerated_chat"``)."""
+
+LONG_UNIT: Final = 8
+"""The shortest unit whose run of two units is priced as such wherever it is, if it holds
+no ASCII white space or punctuation (a key of random letters written again, ideographs
+pasted twice): no vocabulary merges far across eight bytes that repeat nothing it
+learned. Shorter ones written twice are mostly pieces of ordinary words (``"needed"``),
+and a unit with spaces or punctuation is mostly a phrase or a line written again, which
+vocabularies merge as they merge any text: kept, they were 347 more runs to price in
+the dev corpus (2,467 against 2,120), and counts took 9-11 % longer."""
 
 MOST: Final = 64
 """The most repeated units priced in one text, the longest first: each costs two counts
@@ -83,8 +102,8 @@ Run = tuple[int, int, int]
 
 @dataclass(frozen=True, slots=True)
 class RepeatedUnit:
-    """``unit`` written ``times`` times in a row (``times >= UNITS``, or twice as one
-    word)."""
+    """``unit`` written ``times`` times in a row (``times >= UNITS``, or twice: as one
+    word, or a unit of ``LONG_UNIT`` bytes or more)."""
 
     unit: str
     times: int
@@ -145,6 +164,11 @@ periodic_runs: Final = _compiled() or reference_periodic_runs
 
 _NONZERO: Final = re.compile(b"[^\x00]")
 _ASCII_LETTERS: Final = re.compile(rb"[A-Za-z]+")
+_WORD: Final = re.compile(rb"[A-Za-z0-9_]+")
+# A unit of two written twice that ordinary text repeats holds spaces or punctuation (a
+# line or a phrase written again, "PR fortran/106579, PR fortran/106579", a table's
+# rule); a key or a run of ideographs holds none.
+_UNSPACED: Final = re.compile(rb"[A-Za-z0-9_\x80-\xff]+")
 # A letter after a backslash is an escape's, not a word's ("\\n\\n" of a JSON string).
 _ESCAPE: Final = re.compile(rb'\\[nrtbfu"/\\]')
 
@@ -165,7 +189,7 @@ def repeated_units(
         while data[start] & 0xC0 == 0x80:
             start, length = start + 1, length - 1
         times = length // period
-        if times < UNITS and not _doubled_word(data, start, period, length):
+        if times < UNITS and not _doubled(data, start, period, length):
             continue
         unit = data[start : start + period].decode("utf-8", "surrogatepass")
         if _ordinary(data, start, start + length, common_words):
@@ -190,16 +214,24 @@ def _ordinary(data: bytes, start: int, end: int, common_words: Collection[bytes]
     return all(word in common_words or word.lower() in common_words for word in words)
 
 
-def _doubled_word(data: bytes, start: int, period: int, length: int) -> bool:
-    """Whether the run is a whole ASCII word that is its unit written twice."""
+def _doubled(data: bytes, start: int, period: int, length: int) -> bool:
+    """Whether a run of two units is priced: a unit of ``LONG_UNIT`` bytes or more with
+    no ASCII white space or punctuation, or a whole word (ASCII letters, digits,
+    underscores) that is its unit written twice."""
     end = start + length
+    if period >= LONG_UNIT:
+        return _UNSPACED.fullmatch(data, start, start + period) is not None
     return (
         length == 2 * period
         and period >= DOUBLED_SHORTEST
-        and data[start:end].isalpha()  # ASCII letters only, for bytes
-        and not (start > 0 and _letter(data[start - 1]))
-        and not (end < len(data) and _letter(data[end]))
+        and _WORD.fullmatch(data, start, end) is not None
+        and not (start > 0 and _word_byte(data[start - 1]))
+        and not (end < len(data) and _word_byte(data[end]))
     )
+
+
+def _word_byte(byte: int) -> bool:
+    return _letter(byte) or 0x30 <= byte <= 0x39 or byte == 0x5F
 
 
 def _letter(byte: int) -> bool:
