@@ -58,7 +58,7 @@ SHORTEST: Final = 2
 LONGEST: Final = 32
 """The units looked for, in bytes: two ASCII characters to eight of four bytes each (ten
 ideographs, a key of twenty letters): units longer than 16 bytes, written two or three
-times, were priced at 62-85 % of a vocabulary's count (``"1FzfBUCUWIwyCQFlPqsB" * 2``,
+times, were priced at 64-85 % of a vocabulary's count (``"1FzfBUCUWIwyCQFlPqsB" * 2``,
 a unit of seven ideographs written three times). Runs are found by testing a position
 every unit or so, so the longer units cost 5 ms more over the 6 MB of the dev corpus
 (21 against 16), about 1 % of a count."""
