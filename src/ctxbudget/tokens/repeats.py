@@ -69,8 +69,8 @@ piece of an ordinary word or line ("queue", "needed", "%s%s", a row of a table).
 lifted 4 more of 8,131 drawn texts over the guard's share, and left 822 runs to price
 in the 1,394 texts of the dev corpus (three: a few dozen), which took twice as long.
 A unit written twice counts only where the two make a whole word (``DOUBLED_SHORTEST``)
-or the unit is ``LONG_UNIT`` bytes or more:
-runs of two units are looked for (a third more of the time ``repeated_units`` takes, 12
+or the unit is ``LONG_UNIT`` bytes or more with no space or punctuation: runs of two
+units are looked for (a third more of the time ``repeated_units`` takes, 12
 ms against 8 over half the dev corpus, about 4 % of a count) and the others dropped."""
 
 DOUBLED_SHORTEST: Final = 3
@@ -164,11 +164,13 @@ periodic_runs: Final = _compiled() or reference_periodic_runs
 
 _NONZERO: Final = re.compile(b"[^\x00]")
 _ASCII_LETTERS: Final = re.compile(rb"[A-Za-z]+")
-_WORD: Final = re.compile(rb"[A-Za-z0-9_]+")
+# The bytes of an identifier: a doubled word is made of them and has none beside it.
+_WORD_BYTES: Final = rb"A-Za-z0-9_"
+_WORD: Final = re.compile(rb"[%s]+" % _WORD_BYTES)
 # A unit of two written twice that ordinary text repeats holds spaces or punctuation (a
 # line or a phrase written again, "PR fortran/106579, PR fortran/106579", a table's
 # rule); a key or a run of ideographs holds none.
-_UNSPACED: Final = re.compile(rb"[A-Za-z0-9_\x80-\xff]+")
+_UNSPACED: Final = re.compile(rb"[%s\x80-\xff]+" % _WORD_BYTES)
 # A letter after a backslash is an escape's, not a word's ("\\n\\n" of a JSON string).
 _ESCAPE: Final = re.compile(rb'\\[nrtbfu"/\\]')
 
@@ -181,7 +183,8 @@ def repeated_units(
     longest first and ``most`` at the most; ``common_words``: the common-word table, as
     bytes (a word is common as it is written or in lower case)."""
     data = text.encode("utf-8", "surrogatepass")
-    # Runs of two units or more: those of two count only as a doubled word.
+    # Runs of two units or more: those of two count only as a doubled word or a long
+    # unit (``_doubled``).
     runs = sorted(periodic_runs(data, SHORTEST, LONGEST, 2), key=lambda run: -run[2])
     found: list[RepeatedUnit] = []
     for start, period, length in runs:
@@ -225,13 +228,9 @@ def _doubled(data: bytes, start: int, period: int, length: int) -> bool:
         length == 2 * period
         and period >= DOUBLED_SHORTEST
         and _WORD.fullmatch(data, start, end) is not None
-        and not (start > 0 and _word_byte(data[start - 1]))
-        and not (end < len(data) and _word_byte(data[end]))
+        and not (start > 0 and _WORD.match(data, start - 1, start))
+        and not (end < len(data) and _WORD.match(data, end, end + 1))
     )
-
-
-def _word_byte(byte: int) -> bool:
-    return _letter(byte) or 0x30 <= byte <= 0x39 or byte == 0x5F
 
 
 def _letter(byte: int) -> bool:
