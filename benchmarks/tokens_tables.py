@@ -20,7 +20,8 @@ Two tables, both proxies for "how common is this piece of text":
   combining marks piled up) costs about that much a character, since nothing merges:
   this is the worst case the conservative profile must price.
 * Runs of one character: per vocabulary, the characters beyond ASCII it merges when
-  written again and again, with what 48 copies cost (``run_costs``), and what it spends
+  written again and again, with what 48 copies cost (``run_costs``), what it spends on
+  1 to 48 copies of each ASCII punctuation mark (``mark_run_costs``), and what it spends
   on each code point of the emoji plane alone (``own_emoji_plane_costs``).
 * Ideograph pairs: per vocabulary, the adjacent ideographs its tokens hold
   (``han_pairs``).
@@ -42,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from ctxbudget.tokens.exact import HFTokenizerCounter, TiktokenCounter
 from ctxbudget.tokens.han_pairs import HAN_FIRST, HAN_LAST
 from ctxbudget.tokens.neighbours import joined_pair_bitmap
+from ctxbudget.tokens.repeats import PRICED_MARKS
 
 WORD_LIMIT = int(os.environ.get("WORD_LIMIT", "20000"))
 OUT = Path(__file__).resolve().parents[1] / "src/ctxbudget/tokens/data/feature_tables.json"
@@ -264,6 +266,17 @@ def run_costs(counter: Any) -> dict[str, int]:
     return runs
 
 
+def mark_run_costs(counter: Any) -> dict[str, list[int]]:
+    """Per ASCII punctuation mark (``PRICED_MARKS``), what ``counter`` spends on 1 to
+    ``RUN_COPIES`` copies of it in a row: a vocabulary merges a run of one mark by
+    tokens of 2 to 64 copies, so that a run's cost goes up and down with its length (31
+    "~" are five tokens of cl100k's, 32 one)."""
+    return {
+        mark: [counter.count(mark * copies) for copies in range(1, RUN_COPIES + 1)]
+        for mark in PRICED_MARKS
+    }
+
+
 def mergeable_pairs(pieces: dict[str, list[str]]) -> tuple[str, str]:
     """Every pair of adjacent two-byte characters, or three-byte ones of U+0800-U+1FFF
     (the scripts of ``other_three_byte``), found inside some token of some vocabulary,
@@ -448,6 +461,10 @@ def main() -> None:
         "run_copies": RUN_COPIES,
         "run_costs": {
             name: run_costs(counter) for name, counter in zip(VOCABULARIES, all_four, strict=True)
+        },
+        "mark_run_costs": {
+            name: mark_run_costs(counter)
+            for name, counter in zip(VOCABULARIES, all_four, strict=True)
         },
         "own_emoji_plane_costs": {
             name: own_emoji_plane_costs(counter)

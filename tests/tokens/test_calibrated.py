@@ -285,6 +285,8 @@ NEW_FEATURES = tuple(
         ("\u00a4L\u00a4L", {"letter_after_non_ascii": 2}),
         ("\U0001ff52\U0001f600", {"emoji_plane_costs_three": 1}),  # unassigned; an emoji
         ("a\u3000b\u00a0c", {"letter_after_non_ascii": 2, "unicode_spaces": 2}),
+        # Vocabularies merge runs of no-break spaces: the first of a run is priced.
+        ("\u00a0\u00a0\u00a0 x\u00a0", {"unicode_spaces": 2}),
         ("\t \r\n x", {"whitespace_changes": 2}),  # \t-space, space-\r; not \r-\n, nor after \n
         ("validFlags RzWZRz", {"uncommon_camel_parts": 3}),  # "Rz" "WZ" "Rz"
         (
@@ -332,6 +334,15 @@ NEW_FEATURES = tuple(
 def test_features_for_what_ordinary_text_lacks(text: str, expected: dict[str, int]) -> None:
     found = features(text)
     assert {n: found[n] for n in NEW_FEATURES if n in found} == expected
+
+
+def test_a_run_of_no_break_spaces_is_priced_as_its_first() -> None:
+    """Every vocabulary merges "\\xa0\\xa0\\xa0\\xa0" to one token: the two-byte class
+    counts the first no-break space of a run, not the ones after it (three in a row had
+    been priced at six tokens, four at eight)."""
+    assert features("\u00a0\u00a0\u00a0 x\u00a0")["latin_extended"] == 2
+    assert features("\u00e9\u00e9\u00a0\u00a0")["latin_extended"] == 3
+    assert CalibratedCounter("cl100k").count("\u00a0" * 4) <= 3
 
 
 def test_unlearned_pairs_tell_random_letters_from_prose_in_the_same_script() -> None:

@@ -17,12 +17,16 @@ from ctxbudget.tokens.repeats import (
     LONG_UNIT,
     LONGEST,
     MOST,
+    PRICED_MARKS,
     SHORTEST,
     UNITS,
     RepeatedUnit,
+    byte_runs,
     periodic_runs,
+    reference_byte_runs,
     reference_periodic_runs,
     repeated_units,
+    shortest_runs,
 )
 
 # Few distinct bytes, so that runs, near-runs and runs of one byte are common; lead and
@@ -54,6 +58,68 @@ def test_compiled_periodic_runs_equal_the_definition(
     positions, 16 at a time where SSE2 is at hand, and skips runs of one byte)."""
     _compiled()
     assert periodic_runs(data, *periods) == reference_periodic_runs(data, *periods)
+
+
+# Marks and the bytes around them, in runs of every length.
+_MARK_BYTES = st.lists(
+    st.tuples(st.sampled_from(b"~%-a \xc3]\\"), st.integers(1, 40)), max_size=30
+).map(lambda runs: b"".join(bytes([byte]) * times for byte, times in runs))
+
+
+def _table(lengths: dict[int, int]) -> bytes:
+    table = bytearray(256)
+    for byte, length in lengths.items():
+        table[byte] = length
+    return bytes(table)
+
+
+# The shortest run of each of a few bytes (lead and continuation bytes among them).
+_SHORTEST = st.dictionaries(st.sampled_from(b"~%-a \xc3]\\"), st.integers(2, 9), max_size=6).map(
+    _table
+)
+
+
+@settings(max_examples=800)
+@given(st.one_of(_MARK_BYTES, st.binary(max_size=300)), _SHORTEST)
+def test_compiled_byte_runs_equal_the_definition(data: bytes, shortest: bytes) -> None:
+    """Any bytes and any table of shortest runs give the same runs both ways (the C pass
+    tests one position in the table's least length - 1 and grows a hit both ways)."""
+    _compiled()
+    assert byte_runs(data, shortest) == reference_byte_runs(data, shortest)
+
+
+def test_a_byte_run_is_a_whole_run_of_one_mark_as_long_as_its_table_asks() -> None:
+    """Worked examples: runs of a byte at least as long as the table says, whole (not a
+    piece of a longer one), runs of other bytes left out; a table of the wrong size or
+    a shortest run of one byte is refused both ways."""
+    data = b"~~ ~~~ %%%%x---]]]]\\\\\\ aaaa"
+    table = shortest_runs({"~": 3, "%": 3, "-": 3, "]": 3, "\\": 3})
+    runs = [(3, 1, 3), (7, 1, 4), (12, 1, 3), (15, 1, 4), (19, 1, 3)]
+    assert reference_byte_runs(data, table) == runs
+    assert byte_runs(data, table) == runs
+    longer = shortest_runs({"~": 3, "%": 5, "]": 4})
+    assert byte_runs(data, longer) == reference_byte_runs(data, longer) == [(3, 1, 3), (15, 1, 4)]
+    assert byte_runs(data, bytes(256)) == []
+    for runs_of in (reference_byte_runs, byte_runs):
+        with pytest.raises(ValueError, match="256"):
+            runs_of(data, b"\x03")
+        with pytest.raises(ValueError, match="at least 2"):
+            runs_of(data, _table({ord("~"): 1}))
+    with pytest.raises(ValueError, match="one ASCII character"):
+        shortest_runs({"é": 3})
+
+
+def test_runs_of_punctuation_marks_are_units_and_pieces_of_rules_are_not() -> None:
+    """A mark written three times or more is a unit of one character (priced from each
+    vocabulary's table); a unit holding two in a row of a character every vocabulary
+    merges far ("──────┼", a table's rule) is left to the features."""
+    found = repeated_units("a ~~~~~ b %%% c -- d", frozenset())
+    assert found == (RepeatedUnit("~", 5), RepeatedUnit("%", 3))
+    assert set(PRICED_MARKS) == set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+    rule = "──────┼" * 3
+    assert RepeatedUnit("──────┼", 3) in repeated_units(rule, frozenset())
+    assert repeated_units(rule, frozenset(), far_merging="─") == (RepeatedUnit("─", 6),) * 3
+    assert RepeatedUnit("═══╬", 3) in repeated_units("═══╬" * 3, frozenset(), far_merging="─")
 
 
 def test_a_periodic_run_is_its_start_its_unit_and_its_length() -> None:

@@ -1145,10 +1145,70 @@ periodic_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return runs;
 }
 
+/* Every maximal run of one byte at least as long as `shortest[byte]` (a table of 256
+ * lengths, 0 for a byte whose runs are not looked for), as (start, 1, length). Such a
+ * run holds, at the least, `least - 1` positions in a row whose byte equals the one
+ * before, `least` the table's smallest length, so testing every `least - 1`th position
+ * finds each; a hit is grown both ways to its whole run. */
+static PyObject *
+byte_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyBytes_Check(args[0]) || !PyBytes_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "byte_runs(data: bytes, shortest: bytes)");
+        return NULL;
+    }
+    if (PyBytes_GET_SIZE(args[1]) != 256) {
+        PyErr_SetString(PyExc_ValueError, "shortest must hold 256 lengths, one a byte value");
+        return NULL;
+    }
+    const unsigned char *shortest = (const unsigned char *)PyBytes_AS_STRING(args[1]);
+    Py_ssize_t least = 256;
+    for (int k = 0; k < 256; k++) {
+        if (shortest[k] == 1) {
+            PyErr_SetString(PyExc_ValueError, "shortest lengths must be 0 or at least 2");
+            return NULL;
+        }
+        if (shortest[k] && shortest[k] < least) {
+            least = shortest[k];
+        }
+    }
+    PyObject *runs = PyList_New(0);
+    if (runs == NULL || least == 256) {
+        return runs;
+    }
+    const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    Py_ssize_t size = PyBytes_GET_SIZE(args[0]);
+    Py_ssize_t stride = least - 1;
+    Py_ssize_t i = 1;
+    while (i < size) {
+        unsigned char byte = data[i];
+        if (byte != data[i - 1] || !shortest[byte]) {
+            i += stride;
+            continue;
+        }
+        Py_ssize_t first = i - 1, end = i + 1;
+        while (first > 0 && data[first - 1] == byte) {
+            first--;
+        }
+        while (end < size && data[end] == byte) {
+            end++;
+        }
+        if (end - first >= shortest[byte] && append_run(runs, first, 1, end - first) < 0) {
+            Py_DECREF(runs);
+            return NULL;
+        }
+        i = end + 1;
+    }
+    return runs;
+}
+
 static PyMethodDef module_methods[] = {
     {"periodic_runs", (PyCFunction)(void (*)(void))periodic_runs, METH_FASTCALL,
      "periodic_runs(data, shortest, longest, units) -> list\n\n"
      "ctxbudget.tokens.repeats.reference_periodic_runs, in one pass."},
+    {"byte_runs", (PyCFunction)(void (*)(void))byte_runs, METH_FASTCALL,
+     "byte_runs(data, shortest) -> list\n\n"
+     "ctxbudget.tokens.repeats.reference_byte_runs, in one pass."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -274,21 +274,26 @@ class CalibratedCounter:
         (``one_character_run_costs``); the largest of the vocabularies the set keeps
         floors of, or the mean of all four for a set that keeps none (it predicts)."""
         unit, times = repeat.unit, repeat.times
-        if unit not in alone:  # never more than its bytes, as any text
-            most = len(unit.encode("utf-8", "surrogatepass"))
-            alone[unit] = [min(one, most) for one in self._rounded(unit)]
         merged = one_character_run_costs(unit, times) if len(unit) == 1 else _UNMERGED
-        lifts = []
-        for (_, vocabularies), one, whole in zip(
-            self._prices, alone[unit], self._rounded(unit * times), strict=True
-        ):
+        if None in merged:
+            if unit not in alone:  # never more than its bytes, as any text
+                most = len(unit.encode("utf-8", "surrogatepass"))
+                alone[unit] = [min(one, most) for one in self._rounded(unit)]
+            ones = alone[unit]
+        else:
+            ones = [0] * len(self._prices)  # the tables say what every copy costs
+        prices = []
+        for (_, vocabularies), one in zip(self._prices, ones, strict=True):
             costs = [times * one if cost is None else cost for cost in merged]
             if vocabularies:
-                price = max(costs[v] for v in vocabularies)
+                prices.append(max(costs[v] for v in vocabularies))
             else:
-                price = -(-sum(costs) // len(costs))
-            lifts.append(max(0, price - whole))
-        return lifts
+                prices.append(-(-sum(costs) // len(costs)))
+        if max(prices) <= 1:
+            # Every count is a token at least: a run that costs one lifts none ("...").
+            return [0] * len(prices)
+        wholes = self._rounded(unit * times)
+        return [max(0, price - whole) for price, whole in zip(prices, wholes, strict=True)]
 
     def _rounded(self, text: str) -> list[int]:
         """Per set of weights, the estimate rounded up (at least 1), raised to its pair

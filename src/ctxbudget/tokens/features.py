@@ -67,7 +67,7 @@ from ctxbudget.tokens.neighbours import (
     unmerged_pair_table,
     unmerged_pairs_counter,
 )
-from ctxbudget.tokens.repeats import RepeatedUnit, repeated_units
+from ctxbudget.tokens.repeats import UNITS, RepeatedUnit, repeated_units, shortest_runs
 from ctxbudget.tokens.words import CAP, RARE_LETTERS, WordCounts, word_counter
 
 __all__ = [
@@ -255,7 +255,8 @@ neither yet, so that appending text never lowers a count). ``long_run_letters``:
 beyond the ``LONG_RUN``-th of a run of one case inside a word longer than ``LONG_WORD``
 letters ("abab..." or random letters, which no vocabulary merges far; camelCase
 identifiers are many short runs and add nothing). ``controls``: control characters such as terminal
-escapes. Beyond ASCII: ``latin_extended`` U+0080-U+037F,
+escapes. Beyond ASCII: ``latin_extended`` U+0080-U+037F (but a no-break space after
+one: vocabularies merge their runs as they merge spaces),
 ``greek_cyrillic`` U+0380-U+053F, ``other_two_byte`` U+0540-U+07FF (Hebrew, Arabic...),
 ``two_byte_runs`` their words; ``other_three_byte``: the rest of the Basic Multilingual
 Plane outside CJK (Indic scripts, symbols, box drawing, typographic punctuation), and
@@ -275,8 +276,8 @@ of U+1F000-U+1FFFF that some vocabulary spends 3 or more tokens on alone
 priced for the emoji that merge. ``letter_after_non_ascii``: an ASCII letter run that
 starts right after a non-ASCII character ("¤L", "èN"), a piece the ASCII word table does
 not price. ``unicode_spaces``: white space beyond ASCII (no-break, ideographic,
-typographic and zero-width no-break spaces), a token each where it does not merge with
-the next word.
+typographic and zero-width no-break spaces; of a run of no-break spaces, the first), a
+token each where it does not merge with the next word.
 ``whitespace_changes``: an ASCII white-space character (space, tab, newline, CR, VT, FF)
 right after a *different* one other than a newline (tab then space, space then CR),
 where a run of white space breaks into another token. ``uncommon_camel_parts``: the
@@ -548,6 +549,8 @@ class _Tables:
     repeat_mergeable: re.Pattern[str]
     # A character of ``repeat_far`` and its repeats, as one match.
     repeat_far: re.Pattern[str]
+    # The characters of ``repeat_far``, for ``repeated_units``.
+    far_merging: frozenset[str]
     mergeable_pairs: frozenset[str]
     letter_joins: frozenset[str]
     # What each contraction's ending ("s" of "Let's") adds to the word features as a
@@ -561,6 +564,12 @@ class _Tables:
     # character it merges when repeated (``one_character_run_costs``).
     run_costs: tuple[Mapping[str, int], ...]
     run_copies: int
+    # Per vocabulary of ``FLOOR_VOCABULARIES``, what 1 to ``run_copies`` copies of each
+    # ASCII punctuation mark cost.
+    mark_run_costs: tuple[Mapping[str, tuple[int, ...]], ...]
+    # The runs of marks ``repeated_units`` looks for: those some vocabulary spends two
+    # tokens or more on (a run that costs one lifts no count; "..." and '"""' are most).
+    priced_mark_runs: bytes
     # Per vocabulary of ``FLOOR_VOCABULARIES``, the adjacent ideographs it did not learn.
     unlearned_han_pairs: HanPairCounts
     # Per vocabulary of ``FLOOR_VOCABULARIES``, the characters of the emoji plane it
@@ -676,6 +685,9 @@ def _tables() -> _Tables:
         emoji_plane_costs_three=_class_of_ranges(tables["emoji_plane_costs_three"]),
         repeat_mergeable=_class_of_ranges(tables["repeat_mergeable"]),
         repeat_far=_runs_of_one(tables["repeat_far"]),
+        far_merging=frozenset(
+            chr(code) for first, last in tables["repeat_far"] for code in range(first, last + 1)
+        ),
         mergeable_pairs=_two_by_two(tables["mergeable_pairs"]),
         letter_joins=_two_by_two(tables["letter_joins"]),
         unmerged_pairs=unmerged_pairs_counter(
@@ -688,6 +700,15 @@ def _tables() -> _Tables:
         ),
         run_costs=tuple(MappingProxyType(tables["run_costs"][v]) for v in FLOOR_VOCABULARIES),
         run_copies=tables["run_copies"],
+        mark_run_costs=tuple(
+            MappingProxyType(
+                {mark: tuple(costs) for mark, costs in tables["mark_run_costs"][v].items()}
+            )
+            for v in FLOOR_VOCABULARIES
+        ),
+        priced_mark_runs=_priced_mark_runs(
+            [tables["mark_run_costs"][v] for v in FLOOR_VOCABULARIES]
+        ),
         unlearned_han_pairs=unlearned_han_pairs_counter(
             *han_pair_table([tables["han_pairs"][v] for v in FLOOR_VOCABULARIES]),
             len(FLOOR_VOCABULARIES),
@@ -704,6 +725,22 @@ def _tables() -> _Tables:
 
 def _two_by_two(pairs: str) -> frozenset[str]:
     return frozenset(pairs[i : i + 2] for i in range(0, len(pairs), 2))
+
+
+def _priced_mark_runs(costs: list[dict[str, list[int]]]) -> bytes:
+    """The ``shortest_runs`` table of the runs of each mark that some vocabulary of
+    ``costs`` (what 1, 2, ... copies of each mark cost) spends two tokens or more on."""
+    lengths = {}
+    for mark in costs[0]:
+        by_length = [
+            max(vocabulary[mark][n] for vocabulary in costs)
+            for n in range(UNITS - 1, len(costs[0][mark]))
+        ]
+        costly = next(
+            (n for n, cost in enumerate(by_length, UNITS) if cost > 1), len(by_length) + UNITS
+        )
+        lengths[mark] = costly
+    return shortest_runs(lengths)
 
 
 def _runs_of_one(ranges: list[list[int]]) -> re.Pattern[str]:
@@ -799,22 +836,30 @@ def pair_floors(text: str) -> tuple[int, ...]:
 
 
 def one_character_run_costs(character: str, times: int) -> tuple[int | None, ...]:
-    """Per vocabulary of ``FLOOR_VOCABULARIES``, what ``character`` (beyond ASCII)
-    written ``times`` times in a row costs, or ``None`` where the tables do not say.
+    """Per vocabulary of ``FLOOR_VOCABULARIES``, what ``character`` (beyond ASCII, or a
+    mark of ``ctxbudget.tokens.repeats.PRICED_MARKS``) written ``times`` times in a row
+    costs, or ``None`` where the tables do not say.
 
     Where a vocabulary merges the character's repeats ("？？" and "——" are tokens of
     some), the price of a copy in a long run (``run_costs`` in
     ``data/feature_tables.json``: what ``run_copies`` copies cost, written by
     ``benchmarks/tokens_tables.py``) times ``times``, rounded up: a short run's ends can
-    take a token more or less. Elsewhere no token of that vocabulary spans two copies,
-    so each costs what the character costs alone: its class in the tables of costly
+    take a token more or less. A mark's run is its whole runs of ``run_copies`` and the
+    cost of the rest, from the table of what each shorter run costs
+    (``mark_run_costs``): its tokens are 2 to 64 copies, so that a run's cost goes up and
+    down with its length. Elsewhere no token of that vocabulary spans two copies, so
+    each costs what the character costs alone: its class in the tables of costly
     characters of the Basic Multilingual Plane and of the emoji plane, ``None`` beyond
     them."""
     tables = _tables()
     costs: list[int | None] = []
     for v, merged in enumerate(tables.run_costs):
+        shorter = tables.mark_run_costs[v].get(character)
         run = merged.get(character)
-        if run is not None:
+        if shorter is not None:
+            whole, rest = divmod(times, tables.run_copies)
+            costs.append(whole * shorter[-1] + (shorter[rest - 1] if rest else 0))
+        elif run is not None:
             costs.append(-(-run * times // tables.run_copies))
         else:
             alone = _alone_cost(tables, v, character)
@@ -852,8 +897,12 @@ def _han_cost(tables: _Tables, vocabulary: str, ideograph: str) -> int:
 
 def unfamiliar_repeats(text: str) -> tuple[RepeatedUnit, ...]:
     """The units ``text`` repeats back to back that ordinary text does not
-    (``ctxbudget.tokens.repeats.repeated_units`` over the common-word table)."""
-    return repeated_units(text, _tables().common_words)
+    (``ctxbudget.tokens.repeats.repeated_units`` over the common-word table, the rules
+    of characters every vocabulary merges far left to the features)."""
+    tables = _tables()
+    return repeated_units(
+        text, tables.common_words, far_merging=tables.far_merging, marks=tables.priced_mark_runs
+    )
 
 
 def text_features(text: str) -> tuple[int, ...]:
@@ -1024,6 +1073,9 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
     kana = classes.count(b"k")  # lead byte E3, which starts every CJK punctuation mark
     cjk_punctuation = full.count(_CJK_PUNCTUATION_PREFIX) if kana else 0
     latin_extended = classes.count(b"l")
+    no_break_repeats = (
+        _far_repeats(_NO_BREAK_SPACES, text, non_ascii) if "\xa0\xa0" in non_ascii else 0
+    )
     greek_cyrillic = classes.count(b"c")
     other_two_byte = classes.count(b"2")
     other_three_byte = classes.count(b"3")
@@ -1068,7 +1120,7 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
         kana - cjk_punctuation,
         classes.count(b"g"),
         cjk_punctuation + classes.count(b"f"),
-        latin_extended,
+        latin_extended - no_break_repeats,
         greek_cyrillic,
         _greek_cyrillic_uppercase(full) if greek_cyrillic else 0,
         beyond_russian,
@@ -1083,7 +1135,7 @@ def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
         n[_PUNCTUATION_BEFORE_NON_ASCII],
         _matched(tables.emoji_plane_costs_three, non_ascii) if astral else 0,
         letters_after - learned_joins,
-        len(_UNICODE_SPACES.findall(non_ascii)),
+        len(_UNICODE_SPACES.findall(non_ascii)) - no_break_repeats,
         changes_of_whitespace,
         uncommon_parts,
         other_three_byte - mergeable - script_letters,
@@ -1171,6 +1223,10 @@ _PAIR_RUNS: Final = re.compile("[\x80-\u07ff][\x80-\u07ff]+|[\u0800-\u1fff][\u08
 # scripts write them inside words, and emoji sequences between emoji, where the
 # vocabularies merge them (priced here, they put Persian catalogs 2-5 points over).
 _FORMAT_CONTROLS: Final = _sparse_runs("\u200b\u200e\u200f\u202a-\u202e\u2060-\u206f")
+# Every vocabulary merges a run of no-break spaces to a token or two, as it merges a run
+# of ASCII spaces: ``latin_extended`` and ``unicode_spaces`` price the first of a run only
+# (each of three in a row at both prices, a run was counted at five times its tokens).
+_NO_BREAK_SPACES: Final = re.compile("\xa0+")
 _UNICODE_SPACES: Final = re.compile(
     "[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
 )

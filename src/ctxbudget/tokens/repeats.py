@@ -26,16 +26,20 @@ more written twice, nothing else (``findablefindable``, ``TwIhTwIh``,
 priced as one uncommon word's). Runs of ASCII that ordinary text holds are left to the
 features: ``"> > > "``, ``"\\\\n\\\\n"``, ``"\\r\\n\\r\\n"`` and
 ``"/bookmark/bookmark"``, which vocabularies merge as they merge ordinary text, and runs
-of one byte, which are not looked for. A character beyond ASCII written again and again
-(``"？？？"``, ``"ааа"``, ``"────"``) is a unit of its own: vocabularies merge few of
-them, each in its own way, which the counter prices from their tables
-(``ctxbudget.tokens.features.one_character_run_costs``).
+of one byte, which are not looked for, but for the ASCII punctuation marks
+(``PRICED_MARKS``: ``byte_runs`` finds them). A character beyond ASCII written
+again and again (``"？？？"``, ``"ааа"``, ``"────"``) is a unit of its own:
+vocabularies merge few of them, each in its own way, which the counter prices from
+their tables (``ctxbudget.tokens.features.one_character_run_costs``), as it prices
+those marks. A unit that holds two in a row of a character every vocabulary merges far
+is a piece of a table's rule (``"──────┼"``), left to the features.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection
+import string
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -43,15 +47,20 @@ from ctxbudget.tokens.neighbours import compiled_extension
 
 __all__ = [
     "DOUBLED_SHORTEST",
+    "EVERY_MARK",
     "LONGEST",
     "LONG_UNIT",
     "MOST",
+    "PRICED_MARKS",
     "SHORTEST",
     "UNITS",
     "RepeatedUnit",
+    "byte_runs",
     "periodic_runs",
+    "reference_byte_runs",
     "reference_periodic_runs",
     "repeated_units",
+    "shortest_runs",
 ]
 
 SHORTEST: Final = 2
@@ -88,6 +97,14 @@ learned. Shorter ones written twice are mostly pieces of ordinary words (``"need
 and a unit with spaces or punctuation is mostly a phrase or a line written again, which
 vocabularies merge as they merge any text: kept, they were 347 more runs to price in
 the dev corpus (2,467 against 2,120), and counts took 9-11 % longer."""
+
+PRICED_MARKS: Final = string.punctuation
+"""The ASCII punctuation marks, whose runs of one byte (``UNITS`` or more) are priced as
+units: each vocabulary merges a run of one mark its own way, by tokens of 2 to 64 copies
+("~" by 32 in cl100k, 16 in DeepSeek V4's), so that 31 copies are five tokens where 32
+are one, which no price per copy can say (a profile priced runs of "~" at a third to a
+half of its tokens); their costs are tables
+(``ctxbudget.tokens.features.one_character_run_costs``)."""
 
 MOST: Final = 64
 """The most repeated units priced in one text, the longest first: each costs two counts
@@ -141,6 +158,39 @@ def reference_periodic_runs(data: bytes, shortest: int, longest: int, units: int
     return sorted(runs)
 
 
+def reference_byte_runs(data: bytes, shortest: bytes) -> list[Run]:
+    """Every maximal run of one byte at least ``shortest[byte]`` long (``shortest``: 256
+    lengths, one a byte value, 0 where that byte's runs are not looked for), as
+    ``(start, 1, length)``; sorted. The definition ``byte_runs`` computes in C."""
+    if len(shortest) != 256:
+        raise ValueError("shortest must hold 256 lengths, one a byte value")
+    if 1 in shortest:
+        raise ValueError("shortest lengths must be 0 or at least 2")
+    looked_for = bytes(byte for byte in range(256) if shortest[byte])
+    if not looked_for:
+        return []
+    one_of = b"".join(re.escape(bytes([byte])) for byte in looked_for)
+    runs = re.compile(b"([%s])\\1+" % one_of)
+    return [
+        (match.start(), 1, match.end() - match.start())
+        for match in runs.finditer(data)
+        if match.end() - match.start() >= shortest[data[match.start()]]
+    ]
+
+
+def shortest_runs(lengths: Mapping[str, int]) -> bytes:
+    """The table ``byte_runs`` takes: ``lengths`` maps an ASCII character to the
+    shortest run of it to find (2 or more)."""
+    table = bytearray(256)
+    for character, length in lengths.items():
+        if len(character) != 1 or not character.isascii():
+            raise ValueError(f"runs are of one ASCII character, not {character!r}")
+        if not 2 <= length <= 255:
+            raise ValueError(f"the shortest run of {character!r} must be 2 to 255, not {length}")
+        table[ord(character)] = length
+    return bytes(table)
+
+
 def _is_minimal(unit: bytes) -> bool:
     period = len(unit)
     if unit.count(unit[:1]) == period:  # one byte repeated: most runs, in indentation
@@ -162,7 +212,21 @@ def _compiled() -> Callable[[bytes, int, int, int], list[Run]] | None:
 periodic_runs: Final = _compiled() or reference_periodic_runs
 """``reference_periodic_runs``, computed by the C extension where it is built."""
 
+
+def _compiled_byte_runs() -> Callable[[bytes, bytes], list[Run]] | None:
+    extension = compiled_extension(warn=False)
+    if extension is None:
+        return None
+    runs: Callable[[bytes, bytes], list[Run]] = extension.byte_runs
+    return runs
+
+
+byte_runs: Final = _compiled_byte_runs() or reference_byte_runs
+"""``reference_byte_runs``, computed by the C extension where it is built."""
+
 _NONZERO: Final = re.compile(b"[^\x00]")
+EVERY_MARK: Final = shortest_runs(dict.fromkeys(PRICED_MARKS, UNITS))
+"""The runs ``repeated_units`` looks for by default: of every mark, ``UNITS`` or more."""
 _ASCII_LETTERS: Final = re.compile(rb"[A-Za-z]+")
 # The bytes of an identifier: a doubled word is made of them and has none beside it.
 _WORD_BYTES: Final = rb"A-Za-z0-9_"
@@ -176,18 +240,29 @@ _ESCAPE: Final = re.compile(rb'\\[nrtbfu"/\\]')
 
 
 def repeated_units(
-    text: str, common_words: Collection[bytes], most: int = MOST
+    text: str,
+    common_words: Collection[bytes],
+    most: int = MOST,
+    far_merging: Collection[str] = (),
+    marks: bytes = EVERY_MARK,
 ) -> tuple[RepeatedUnit, ...]:
     """The runs of ``periodic_runs`` in ``text`` that ordinary text does not hold, as
-    their unit and how many whole times it is written (see the module's docstring), the
-    longest first and ``most`` at the most; ``common_words``: the common-word table, as
-    bytes (a word is common as it is written or in lower case)."""
+    their unit and how many whole times it is written (see the module's docstring), and
+    the runs of the marks of ``PRICED_MARKS``: those first, then the others, the longest
+    first, ``most`` at the most; ``common_words``: the common-word table, as
+    bytes (a word is common as it is written or in lower case). ``far_merging``:
+    characters every vocabulary merges many of to a token ("─"); a unit that holds two
+    of one of them in a row is a piece of a rule ("──────┼"), left to the features.
+    ``marks``: the runs of one mark found (``shortest_runs``; a counter leaves out those
+    every vocabulary spends a token on, which cost what any count is at least)."""
     data = text.encode("utf-8", "surrogatepass")
     # Runs of two units or more: those of two count only as a doubled word or a long
     # unit (``_doubled``).
     runs = sorted(periodic_runs(data, SHORTEST, LONGEST, 2), key=lambda run: -run[2])
-    found: list[RepeatedUnit] = []
+    found = _mark_runs(data, marks)[:most]
     for start, period, length in runs:
+        if len(found) == most:
+            break
         # A run may start inside a character; its first whole one starts the unit.
         while data[start] & 0xC0 == 0x80:
             start, length = start + 1, length - 1
@@ -195,12 +270,19 @@ def repeated_units(
         if times < UNITS and not _doubled(data, start, period, length):
             continue
         unit = data[start : start + period].decode("utf-8", "surrogatepass")
-        if _ordinary(data, start, start + length, common_words):
+        if _ordinary(data, start, start + length, common_words) or _rule(unit, far_merging):
             continue
         found.append(RepeatedUnit(unit, times))
-        if len(found) == most:
-            break
     return tuple(found)
+
+
+def _mark_runs(data: bytes, marks: bytes) -> list[RepeatedUnit]:
+    """The runs of ``byte_runs`` over the table ``marks``, the longest first."""
+    runs = byte_runs(data, marks)
+    if not runs:  # most texts
+        return []
+    runs.sort(key=lambda run: -run[2])
+    return [RepeatedUnit(chr(data[start]), length) for start, _, length in runs]
 
 
 def _ordinary(data: bytes, start: int, end: int, common_words: Collection[bytes]) -> bool:
@@ -231,6 +313,15 @@ def _doubled(data: bytes, start: int, period: int, length: int) -> bool:
         and not (start > 0 and _WORD.match(data, start - 1, start))
         and not (end < len(data) and _WORD.match(data, end, end + 1))
     )
+
+
+def _rule(unit: str, far_merging: Collection[str]) -> bool:
+    """Whether ``unit`` holds two of one ``far_merging`` character in a row: a piece of a
+    table's rule, whose run of that character each vocabulary merges within the unit and
+    across the copies, so that the unit alone costs more a copy than the run does (rules
+    of "──────┼" written twice, priced as two units, put the box-drawn tables of the dev
+    corpus's Chinese text 0.2 points further over cl100k's count)."""
+    return not unit.isascii() and any(character * 2 in unit for character in far_merging)
 
 
 def _letter(byte: int) -> bool:
