@@ -258,10 +258,11 @@ class CalibratedCounter:
         """The count before the cap at the text's UTF-8 bytes (0 for empty text)."""
         if not text:
             return 0
-        counts = self._rounded(text)
+        encoded = text.encode("utf-8", "surrogatepass")  # once, for the three passes
+        counts = self._rounded(text, encoded)
         alone: dict[str, list[int]] = {}
         lifts: dict[RepeatedUnit, list[int]] = {}
-        for repeat in unfamiliar_repeats(text):
+        for repeat in unfamiliar_repeats(text, encoded):
             if repeat not in lifts:
                 lifts[repeat] = self._lifts(repeat, alone)
             counts = [count + lift for count, lift in zip(counts, lifts[repeat], strict=True)]
@@ -295,11 +296,11 @@ class CalibratedCounter:
         wholes = self._rounded(unit * times)
         return [max(0, price - whole) for price, whole in zip(prices, wholes, strict=True)]
 
-    def _rounded(self, text: str) -> list[int]:
+    def _rounded(self, text: str, encoded: bytes | None = None) -> list[int]:
         """Per set of weights, the estimate rounded up (at least 1), raised to its pair
-        floor; the features and floors computed once."""
-        features = text_features(text)
-        floors = pair_floors(text) if any(floor for _, floor in self._prices) else ()
+        floor; the features and floors computed once (``encoded``: the text's bytes)."""
+        features = text_features(text, encoded)
+        floors = pair_floors(text, encoded) if any(floor for _, floor in self._prices) else ()
         counts = []
         for weights, floor in self._prices:
             count = max(1, math.ceil(sum(map(operator.mul, weights, features))))

@@ -810,7 +810,7 @@ def _camel_spellings(common_words: list[str]) -> frozenset[bytes]:
 ) = range(len(NEIGHBOUR_NAMES))
 
 
-def pair_floors(text: str) -> tuple[int, ...]:
+def pair_floors(text: str, encoded: bytes | None = None) -> tuple[int, ...]:
     """Per vocabulary of ``FLOOR_VOCABULARIES``, a count it does not go below on real
     text: one plus the token boundaries of ``text`` its tokens show
     (``unmerged_pair_table``); 0 for empty text. A boundary is an adjacent pair of ASCII
@@ -828,10 +828,11 @@ def pair_floors(text: str) -> tuple[int, ...]:
     others; ``benchmarks/tokens_lower_bound.py`` measures it on half of them). A pair
     beyond ASCII no token spans is a boundary whatever the text. Text built to fool a
     linear estimate (``"'&" * n``, ``"{O" * n``, ``"ó\\t" * n``) is mostly such
-    boundaries."""
+    boundaries. ``encoded``: the text's UTF-8 bytes (surrogates passed), when the caller
+    has them already."""
     if not text:
         return _NO_FLOORS
-    data = text.encode("utf-8", "surrogatepass")
+    data = text.encode("utf-8", "surrogatepass") if encoded is None else encoded
     return tuple(n + 1 for n in _tables().unmerged_pairs(data))
 
 
@@ -895,20 +896,26 @@ def _han_cost(tables: _Tables, vocabulary: str, ideograph: str) -> int:
     return 1 if one.fullmatch(ideograph) else 3 if three.fullmatch(ideograph) else 2
 
 
-def unfamiliar_repeats(text: str) -> tuple[RepeatedUnit, ...]:
+def unfamiliar_repeats(text: str, encoded: bytes | None = None) -> tuple[RepeatedUnit, ...]:
     """The units ``text`` repeats back to back that ordinary text does not
     (``ctxbudget.tokens.repeats.repeated_units`` over the common-word table, the rules
-    of characters every vocabulary merges far left to the features)."""
+    of characters every vocabulary merges far left to the features); ``encoded`` as for
+    ``pair_floors``."""
     tables = _tables()
     return repeated_units(
-        text, tables.common_words, far_merging=tables.far_merging, marks=tables.priced_mark_runs
+        text,
+        tables.common_words,
+        far_merging=tables.far_merging,
+        marks=tables.priced_mark_runs,
+        encoded=encoded,
     )
 
 
-def text_features(text: str) -> tuple[int, ...]:
-    """The counts named by ``FEATURE_NAMES``, in that order."""
+def text_features(text: str, encoded: bytes | None = None) -> tuple[int, ...]:
+    """The counts named by ``FEATURE_NAMES``, in that order; ``encoded`` as for
+    ``pair_floors``."""
     if len(text) <= _PIECE:
-        return _piece_features(text)
+        return _piece_features(text, encoded=encoded)
     totals = [0] * len(FEATURE_NAMES)
     start = 0
     while start < len(text):
@@ -932,12 +939,14 @@ def _cut(text: str, start: int, limit: int) -> int:
     return cut + 1 if cut >= start else limit
 
 
-def _piece_features(text: str, line_start: bool = True) -> tuple[int, ...]:
+def _piece_features(
+    text: str, line_start: bool = True, encoded: bytes | None = None
+) -> tuple[int, ...]:
     """The features of one piece; ``line_start``: whether its first byte starts a line
     (the text's first piece, or one cut after a newline; not one cut inside a line
-    longer than a piece)."""
+    longer than a piece); ``encoded``: its UTF-8 bytes, if at hand."""
     tables = _tables()
-    full = data = text.encode("utf-8", "surrogatepass")
+    full = data = text.encode("utf-8", "surrogatepass") if encoded is None else encoded
     ascii_only = text.isascii()
     if not ascii_only:
         # One byte per character from here on: continuation bytes carry no class.

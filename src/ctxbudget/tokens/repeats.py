@@ -245,6 +245,7 @@ def repeated_units(
     most: int = MOST,
     far_merging: Collection[str] = (),
     marks: bytes = EVERY_MARK,
+    encoded: bytes | None = None,
 ) -> tuple[RepeatedUnit, ...]:
     """The runs of ``periodic_runs`` in ``text`` that ordinary text does not hold, as
     their unit and how many whole times it is written (see the module's docstring), and
@@ -254,8 +255,9 @@ def repeated_units(
     characters every vocabulary merges many of to a token ("─"); a unit that holds two
     of one of them in a row is a piece of a rule ("──────┼"), left to the features.
     ``marks``: the runs of one mark found (``shortest_runs``; a counter leaves out those
-    every vocabulary spends a token on, which cost what any count is at least)."""
-    data = text.encode("utf-8", "surrogatepass")
+    every vocabulary spends a token on, which cost what any count is at least).
+    ``encoded``: the text's UTF-8 bytes (surrogates passed), if the caller has them."""
+    data = text.encode("utf-8", "surrogatepass") if encoded is None else encoded
     # Runs of two units or more: those of two count only as a doubled word or a long
     # unit (``_doubled``).
     runs = sorted(periodic_runs(data, SHORTEST, LONGEST, 2), key=lambda run: -run[2])
