@@ -107,10 +107,10 @@ half of its tokens); their costs are tables
 (``ctxbudget.tokens.features.one_character_run_costs``)."""
 
 MOST: Final = 64
-"""The most repeated units priced in one text, the longest first: each costs two counts
-of short text (10-50 us), and a text made of thousands of distinct repeated units would
-otherwise take a second to price, where its size alone takes milliseconds. Past it,
-runs keep the weights' price."""
+"""The most repeated units priced in one text, the runs of one punctuation mark first,
+then the longest: each costs two counts of short text (10-50 us), and a text made of
+thousands of distinct repeated units would otherwise take a second to price, where its
+size alone takes milliseconds. Past it, runs keep the weights' price."""
 
 Run = tuple[int, int, int]
 """``(start, period, length)`` in bytes: ``data[start:start + length]`` repeats its first
