@@ -41,7 +41,7 @@ import re
 import string
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from ctxbudget.tokens.neighbours import compiled_extension
 
@@ -201,27 +201,21 @@ def _is_minimal(unit: bytes) -> bool:
     )
 
 
-def _compiled() -> Callable[[bytes, int, int, int], list[Run]] | None:
-    extension = compiled_extension(warn=False)  # neighbours warned at import already
-    if extension is None:
-        return None
-    runs: Callable[[bytes, int, int, int], list[Run]] = extension.periodic_runs
-    return runs
+def _compiled(name: str) -> Any:
+    """The C extension's function ``name``, or None where the package was built without
+    it (neighbours warned at import already)."""
+    extension = compiled_extension(warn=False)
+    return None if extension is None else getattr(extension, name)
 
 
-periodic_runs: Final = _compiled() or reference_periodic_runs
+periodic_runs: Final[Callable[[bytes, int, int, int], list[Run]]] = (
+    _compiled("periodic_runs") or reference_periodic_runs
+)
 """``reference_periodic_runs``, computed by the C extension where it is built."""
 
-
-def _compiled_byte_runs() -> Callable[[bytes, bytes], list[Run]] | None:
-    extension = compiled_extension(warn=False)
-    if extension is None:
-        return None
-    runs: Callable[[bytes, bytes], list[Run]] = extension.byte_runs
-    return runs
-
-
-byte_runs: Final = _compiled_byte_runs() or reference_byte_runs
+byte_runs: Final[Callable[[bytes, bytes], list[Run]]] = (
+    _compiled("byte_runs") or reference_byte_runs
+)
 """``reference_byte_runs``, computed by the C extension where it is built."""
 
 _NONZERO: Final = re.compile(b"[^\x00]")
