@@ -35,11 +35,13 @@ import json
 import os
 import re
 import sys
+import zlib
 from pathlib import Path
 from typing import Any, Final
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from ctxbudget.tokens.boundaries import TRIPLE_ALPHABET, joined_triple_bitmap
 from ctxbudget.tokens.exact import HFTokenizerCounter, TiktokenCounter
 from ctxbudget.tokens.han_pairs import HAN_FIRST, HAN_LAST
 from ctxbudget.tokens.neighbours import joined_pair_bitmap
@@ -333,6 +335,17 @@ def joined_byte_pairs(tokens: dict[str, list[bytes]]) -> dict[str, str]:
     }
 
 
+def joined_triples(tokens: dict[str, list[bytes]]) -> dict[str, str]:
+    """Per vocabulary, the triples of ``TRIPLE_ALPHABET`` characters some token of it
+    holds, as the base64 of the zlib of ``joined_triple_bitmap`` (37,596 bytes, 6 % of
+    its bits set): a triple none holds forces a token boundary in it wherever it stands
+    (``ctxbudget.tokens.boundaries``)."""
+    return {
+        name: base64.b64encode(zlib.compress(joined_triple_bitmap(spelled), 9)).decode("ascii")
+        for name, spelled in tokens.items()
+    }
+
+
 def vocabulary_token_bytes() -> dict[str, list[bytes]]:
     """Per vocabulary (cl100k, o200k, deepseek_v4, qwen3), the bytes of each of its
     tokens, those that end inside a character included (special tokens left out)."""
@@ -454,6 +467,8 @@ def main() -> None:
         "ascii_pair_tokens": ascii_pair_tokens(pieces),
         "joined_byte_pairs": joined_byte_pairs(token_bytes),
         "han_pairs": han_pairs(token_bytes),
+        "triple_alphabet": TRIPLE_ALPHABET.decode("ascii"),
+        "joined_triples": joined_triples(token_bytes),
         "own_costs": {
             name: own_costs(vocabulary_costs)
             for name, vocabulary_costs in zip(VOCABULARIES, costs, strict=True)

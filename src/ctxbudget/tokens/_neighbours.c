@@ -395,6 +395,24 @@ unmerged_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     return (PyObject *)self;
 }
 
+/* The mask of the pair of bytes ending at data[i] (i >= 1) in an UnmergedPairs table,
+ * and, where a character of several bytes ends before an ASCII one, that of its lead
+ * byte with the ASCII one; *lead: the last byte before data[i] that is no continuation
+ * byte (-1: none yet), kept up to date. */
+static inline unsigned char
+unmerged_mask(const unsigned char *table, const unsigned char *data, Py_ssize_t i, int *lead)
+{
+    unsigned before = data[i - 1], second = (unsigned)data[i] << 8;
+    unsigned char mask = table[before | second];
+    if ((before & 0xC0) != 0x80) {
+        *lead = (int)before;
+    }
+    else if (data[i] < 0x80 && *lead >= 0) {
+        mask |= table[(unsigned)*lead | second];
+    }
+    return mask;
+}
+
 static PyObject *
 unmerged_counts(UnmergedPairs *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -410,16 +428,7 @@ unmerged_counts(UnmergedPairs *self, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t masks[256] = {0};
     int lead = -1; /* the last byte that is no continuation byte; -1: none yet */
     for (Py_ssize_t i = 1; i < size; i++) {
-        unsigned before = data[i - 1], second = (unsigned)data[i] << 8;
-        unsigned char mask = self->table[before | second];
-        if ((before & 0xC0) != 0x80) {
-            lead = (int)before;
-        }
-        else if (data[i] < 0x80 && lead >= 0) {
-            /* A character of several bytes ends before an ASCII one: its lead byte is
-             * read too. */
-            mask |= self->table[(unsigned)lead | second];
-        }
+        unsigned char mask = unmerged_mask(self->table, data, i, &lead);
         if (mask) {
             masks[mask]++;
         }
@@ -455,6 +464,170 @@ static PyType_Spec unmerged_spec = {
     .basicsize = sizeof(UnmergedPairs),
     .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
     .slots = unmerged_slots,
+};
+
+/* PairFloors: per vocabulary, the larger of one more than its unmerged pairs (those its
+ * bit marks in an UnmergedPairs table) and one more than the fewest cuts that meet every
+ * pair of bytes and every triple of alphabet characters no token of it holds, in one
+ * pass; `reference_pair_floors` in boundaries.py defines the counts. */
+typedef struct {
+    PyObject_HEAD
+    int vocabularies;
+    int alphabet;              /* the alphabet's size */
+    unsigned char unmerged[1 << 16];
+    unsigned char pairs[1 << 16];
+    unsigned char places[256]; /* each byte's place in the alphabet, or its size */
+    unsigned char *triples;    /* one mask per triple of places */
+} PairFloors;
+
+static PyObject *
+floors_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    Py_buffer unmerged, pairs, triples, places;
+    int vocabularies;
+    static char *names[] = {"unmerged", "pairs", "triples", "places", "vocabularies", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*y*y*y*i:PairFloors", names, &unmerged,
+                                     &pairs, &triples, &places, &vocabularies)) {
+        return NULL;
+    }
+    PyObject *result = NULL;
+    /* The alphabet's size n, from the places: the triples table holds n ** 3 masks. */
+    int size = 0;
+    if (places.len == 256) {
+        for (int b = 0; b < 256; b++) {
+            unsigned char place = ((const unsigned char *)places.buf)[b];
+            if (place != 0xFF && place >= 0x80) {
+                size = -1; /* at most 128 characters: a place is below 0x80 */
+                break;
+            }
+            if (place != 0xFF && place + 1 > size) {
+                size = place + 1;
+            }
+        }
+    }
+    if (unmerged.len != (1 << 16) || pairs.len != (1 << 16) || places.len != 256 || size < 0 ||
+        triples.len != (Py_ssize_t)size * size * size || vocabularies < 0 || vocabularies > 8) {
+        PyErr_SetString(PyExc_ValueError,
+                        "PairFloors takes two pair tables of 65536 bytes, a triple table of "
+                        "one byte per triple of the alphabet, the 256 places of the alphabet "
+                        "and 0 to 8 vocabularies");
+        goto done;
+    }
+    PairFloors *self = (PairFloors *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        goto done;
+    }
+    /* A place of its own (n) for the bytes outside the alphabet, whose triples are all
+     * joined (mask 0): one lookup a byte, and no branch. */
+    Py_ssize_t wide = (Py_ssize_t)size + 1;
+    self->triples = PyMem_Calloc((size_t)(wide * wide * wide), 1);
+    if (self->triples == NULL) {
+        Py_DECREF(self);
+        PyErr_NoMemory();
+        goto done;
+    }
+    self->vocabularies = vocabularies;
+    self->alphabet = size;
+    memcpy(self->unmerged, unmerged.buf, sizeof self->unmerged);
+    memcpy(self->pairs, pairs.buf, sizeof self->pairs);
+    for (int b = 0; b < 256; b++) {
+        unsigned char place = ((const unsigned char *)places.buf)[b];
+        self->places[b] = place == 0xFF ? (unsigned char)size : place;
+    }
+    const unsigned char *masks = triples.buf;
+    for (Py_ssize_t a = 0; a < size; a++) {
+        for (Py_ssize_t b = 0; b < size; b++) {
+            for (Py_ssize_t c = 0; c < size; c++) {
+                self->triples[(a * wide + b) * wide + c] = masks[(a * size + b) * size + c];
+            }
+        }
+    }
+    result = (PyObject *)self;
+done:
+    PyBuffer_Release(&unmerged);
+    PyBuffer_Release(&pairs);
+    PyBuffer_Release(&triples);
+    PyBuffer_Release(&places);
+    return result;
+}
+
+static void
+floors_dealloc(PairFloors *self)
+{
+    PyTypeObject *type = Py_TYPE(self);
+    PyMem_Free(self->triples);
+    type->tp_free((PyObject *)self);
+    Py_DECREF(type);
+}
+
+static PyObject *
+floors_counts(PairFloors *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 1 || !PyBytes_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "counts(data: bytes)");
+        return NULL;
+    }
+    const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    Py_ssize_t size = PyBytes_GET_SIZE(args[0]);
+    Py_ssize_t totals[8] = {0};
+    if (size == 0) {
+        return tuple_of(totals, self->vocabularies);
+    }
+    /* How many gaps had each mask, of unmerged pairs and of cuts, the bits summed once
+     * at the end: most gaps have neither, and a branch skips them. */
+    Py_ssize_t unmerged_masks[256] = {0}, cut_masks[256] = {0};
+    Py_ssize_t wide = self->alphabet + 1; /* the places, that outside the alphabet too */
+    int lead = -1;                        /* as in UnmergedPairs */
+    unsigned before = 0;                  /* the cuts of the gap before */
+    /* The places of the two bytes before the current one. */
+    Py_ssize_t second_last = self->alphabet, last = self->places[data[0]];
+    for (Py_ssize_t i = 1; i < size; i++) {
+        Py_ssize_t place = self->places[data[i]];
+        unsigned cut = self->pairs[data[i - 1] | (unsigned)data[i] << 8] |
+                       (self->triples[(second_last * wide + last) * wide + place] & ~before);
+        unsigned char unmerged = unmerged_mask(self->unmerged, data, i, &lead);
+        if (cut | unmerged) {
+            unmerged_masks[unmerged]++;
+            cut_masks[cut]++;
+        }
+        before = cut;
+        second_last = last;
+        last = place;
+    }
+    for (int v = 0; v < self->vocabularies; v++) {
+        Py_ssize_t pairs = 0, cuts = 0;
+        for (int mask = 1; mask < 256; mask++) {
+            if (mask >> v & 1) {
+                pairs += unmerged_masks[mask];
+                cuts += cut_masks[mask];
+            }
+        }
+        totals[v] = 1 + (pairs > cuts ? pairs : cuts);
+    }
+    return tuple_of(totals, self->vocabularies);
+}
+
+static PyMethodDef floors_methods[] = {
+    {"counts", (PyCFunction)(void (*)(void))floors_counts, METH_FASTCALL,
+     "counts(data) -> tuple\n\n"
+     "Per vocabulary, one more than the larger of its unmerged pairs and forced cuts."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot floors_slots[] = {
+    {Py_tp_new, floors_new},
+    {Py_tp_dealloc, floors_dealloc},
+    {Py_tp_methods, floors_methods},
+    {Py_tp_doc, "PairFloors(unmerged, pairs, triples, places, vocabularies)\n\n"
+                "The counts of ctxbudget.tokens.boundaries.reference_pair_floors."},
+    {0, NULL},
+};
+
+static PyType_Spec floors_spec = {
+    .name = "ctxbudget.tokens._neighbours.PairFloors",
+    .basicsize = sizeof(PairFloors),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = floors_slots,
 };
 
 /* HanPairs: per vocabulary, the adjacent pairs of U+4E00-U+9FFF ideographs that it
@@ -1231,6 +1404,9 @@ module_exec(PyObject *module)
         return -1;
     }
     if (add_type(module, &unmerged_spec, "UnmergedPairs") < 0) {
+        return -1;
+    }
+    if (add_type(module, &floors_spec, "PairFloors") < 0) {
         return -1;
     }
     if (add_type(module, &han_pairs_spec, "HanPairs") < 0) {

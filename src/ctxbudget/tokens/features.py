@@ -43,12 +43,20 @@ import functools
 import json
 import operator
 import re
+import unicodedata
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from types import MappingProxyType
-from typing import Final
+from typing import Any, Final
 
+from ctxbudget.tokens.boundaries import (
+    TRIPLE_ALPHABET,
+    PairFloors,
+    forced_boundary_tables,
+    pair_floor_counter,
+)
 from ctxbudget.tokens.han_pairs import (
     HAN_FIRST,
     HAN_LAST,
@@ -61,11 +69,9 @@ from ctxbudget.tokens.neighbours import (
     CONTROLS,
     NEIGHBOUR_NAMES,
     PIECE,
-    UnmergedPairs,
     byte_span,
     neighbour_counts,
     unmerged_pair_table,
-    unmerged_pairs_counter,
 )
 from ctxbudget.tokens.repeats import UNITS, RepeatedUnit, repeated_units, shortest_runs
 from ctxbudget.tokens.words import CAP, RARE_LETTERS, WordCounts, word_counter
@@ -474,6 +480,11 @@ _SPLITS_CAMEL_CASE: Final = frozenset({"o200k"})
 o200k_base's pattern takes a word as capitals then lower-case letters (``getValue`` is
 ``get`` and ``Value`` before any merge); cl100k, DeepSeek V4 and Qwen take a run of
 letters whole."""
+_COMPOSES: Final = tuple(v == "qwen3" for v in FLOOR_VOCABULARIES)
+"""Per vocabulary of ``FLOOR_VOCABULARIES``: whether its tokenizer puts text in Unicode
+normal form C before encoding (Qwen's does: a compatibility ideograph becomes the
+unified one, a letter and the accent after it one character), so that its floors are
+those of the composed text."""
 _NO_HAN_PAIRS: Final = (0,) * len(FLOOR_VOCABULARIES)
 # The features from ``unlearned_pairs`` on are 0 in ASCII text.
 _NO_SCRIPTS: Final = (0,) * (len(FEATURE_NAMES) - FEATURE_NAMES.index("unlearned_pairs"))
@@ -557,9 +568,9 @@ class _Tables:
     # word of its own (common_words, other_words, their letters, capped, rare letters,
     # one-letter words).
     contraction_endings: Mapping[bytes, tuple[int, int, int, int, int, int]]
-    # Per vocabulary of ``FLOOR_VOCABULARIES``, the adjacent ASCII pairs of a text that
-    # are none of its two-character tokens (``pair_floors``).
-    unmerged_pairs: UnmergedPairs
+    # Per vocabulary of ``FLOOR_VOCABULARIES``, the floors of ``pair_floors`` of a text's
+    # bytes as they stand.
+    pair_floors: PairFloors
     # Per vocabulary of ``FLOOR_VOCABULARIES``, what ``run_copies`` copies cost of each
     # character it merges when repeated (``one_character_run_costs``).
     run_costs: tuple[Mapping[str, int], ...]
@@ -690,14 +701,7 @@ def _tables() -> _Tables:
         ),
         mergeable_pairs=_two_by_two(tables["mergeable_pairs"]),
         letter_joins=_two_by_two(tables["letter_joins"]),
-        unmerged_pairs=unmerged_pairs_counter(
-            unmerged_pair_table(
-                [tables["ascii_pair_tokens"][v] for v in FLOOR_VOCABULARIES],
-                [base64.b64decode(tables["joined_byte_pairs"][v]) for v in FLOOR_VOCABULARIES],
-                [v in _SPLITS_CAMEL_CASE for v in FLOOR_VOCABULARIES],
-            ),
-            len(FLOOR_VOCABULARIES),
-        ),
+        pair_floors=_pair_floors(tables),
         run_costs=tuple(MappingProxyType(tables["run_costs"][v]) for v in FLOOR_VOCABULARIES),
         run_copies=tables["run_copies"],
         mark_run_costs=tuple(
@@ -721,6 +725,28 @@ def _tables() -> _Tables:
             for v in FLOOR_VOCABULARIES
         ),
     )
+
+
+def _pair_floors(tables: Mapping[str, Any]) -> PairFloors:
+    """The counter of ``pair_floors`` of ``FLOOR_VOCABULARIES``, from the tables' pairs
+    of ASCII tokens and bitmaps of the pairs and triples their tokens hold."""
+    if tables["triple_alphabet"] != TRIPLE_ALPHABET.decode("ascii"):
+        # The bitmaps are indexed by the alphabet they were written for.
+        raise RuntimeError(
+            "data/feature_tables.json was written for another TRIPLE_ALPHABET: "
+            "run benchmarks/tokens_tables.py again"
+        )
+    joined_pairs = [base64.b64decode(tables["joined_byte_pairs"][v]) for v in FLOOR_VOCABULARIES]
+    unmerged = unmerged_pair_table(
+        [tables["ascii_pair_tokens"][v] for v in FLOOR_VOCABULARIES],
+        joined_pairs,
+        [v in _SPLITS_CAMEL_CASE for v in FLOOR_VOCABULARIES],
+    )
+    joined_triples = [base64.b64decode(tables["joined_triples"][v]) for v in FLOOR_VOCABULARIES]
+    pairs, triples = forced_boundary_tables(
+        joined_pairs, list(map(zlib.decompress, joined_triples))
+    )
+    return pair_floor_counter(unmerged, pairs, triples, len(FLOOR_VOCABULARIES))
 
 
 def _two_by_two(pairs: str) -> frozenset[str]:
@@ -812,28 +838,46 @@ def _camel_spellings(common_words: list[str]) -> frozenset[bytes]:
 
 def pair_floors(text: str, encoded: bytes | None = None) -> tuple[int, ...]:
     """Per vocabulary of ``FLOOR_VOCABULARIES``, a count it does not go below on real
-    text: one plus the token boundaries of ``text`` its tokens show
-    (``unmerged_pair_table``); 0 for empty text. A boundary is an adjacent pair of ASCII
-    characters that is none of its two-character tokens (``ascii_pair_tokens`` in
-    ``data/feature_tables.json``; an apostrophe next to a letter and a capital after a
-    lower-case letter left out), or a pair of bytes beyond ASCII, within a character or
-    between two, that none of its tokens spans (``joined_byte_pairs``: a character it
-    spends two tokens on, "ó" before a tab, a private-use character before a letter).
+    text; 0 for empty text. The larger of two:
 
-    BPE only ever merges two adjacent tokens into one of its tokens, so the boundary
-    between two characters survives unless the pair is a token, or a longer token is
-    built over it, which real text seldom has: the floor was above the exact count of 2
-    of 3,947 texts of prose, code, logs, agent traffic and translation catalogs (by one
-    token, of 18 and 28), for one vocabulary each (the dev corpus and both halves of the
-    others; ``benchmarks/tokens_lower_bound.py`` measures it on half of them). A pair
-    beyond ASCII no token spans is a boundary whatever the text. Text built to fool a
-    linear estimate (``"'&" * n``, ``"{O" * n``, ``"ó\\t" * n``) is mostly such
-    boundaries. ``encoded``: the text's UTF-8 bytes (surrogates passed), when the caller
-    has them already."""
+    * one plus the token boundaries of ``text`` its tokens show
+      (``unmerged_pair_table``). A boundary is an adjacent pair of ASCII characters
+      that is none of its two-character tokens (``ascii_pair_tokens`` in
+      ``data/feature_tables.json``; an apostrophe next to a letter and a capital after
+      a lower-case letter left out), or a pair of bytes beyond ASCII, within a
+      character or between two, that none of its tokens spans (``joined_byte_pairs``:
+      a character it spends two tokens on, "ó" before a tab, a private-use character
+      before a letter). BPE only ever merges two adjacent tokens into one of its
+      tokens, so the boundary between two characters survives unless the pair is a
+      token, or a longer token is built over it, which real text seldom has: the floor
+      was above the exact count of 2 of 3,947 texts of prose, code, logs, agent traffic
+      and translation catalogs (by one token, of 18 and 28), for one vocabulary each
+      (the dev corpus and both halves of the others; ``benchmarks/tokens_lower_bound.py``
+      measures it on half of them). Text built to fool a linear estimate (``"'&" * n``,
+      ``"{O" * n``, ``"ó\\t" * n``) is mostly such boundaries;
+    * its forced boundaries (``ctxbudget.tokens.boundaries``): one more than the fewest
+      cuts that meet every pair of bytes and every triple of letters, digits and marks
+      of base64 that no token of it holds, which no split into its tokens avoids, on
+      any text. Random letters and base64 are mostly such triples
+      (``"1FzfBUCUWIwyCQFlPqsB"``: 12 forced of 14 cl100k tokens, where the pairs showed
+      8).
+
+    A vocabulary whose tokenizer puts text in normal form C first (Qwen's) has the
+    floors of the composed text. ``encoded``: the text's UTF-8 bytes (surrogates
+    passed), when the caller has them already."""
     if not text:
         return _NO_FLOORS
     data = text.encode("utf-8", "surrogatepass") if encoded is None else encoded
-    return tuple(n + 1 for n in _tables().unmerged_pairs(data))
+    count = _tables().pair_floors
+    floors = count(data)
+    if text.isascii() or unicodedata.is_normalized("NFC", text):
+        return floors
+    composed = count(unicodedata.normalize("NFC", text).encode("utf-8", "surrogatepass"))
+    return tuple(map(_either, _COMPOSES, composed, floors))
+
+
+def _either(composes: bool, composed: int, floor: int) -> int:
+    return composed if composes else floor
 
 
 def one_character_run_costs(character: str, times: int) -> tuple[int | None, ...]:

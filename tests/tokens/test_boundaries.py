@@ -1,0 +1,201 @@
+"""Forced token boundaries (``ctxbudget.tokens.boundaries``): the fewest cuts a split of
+the text into a vocabulary's tokens must make, so a count no vocabulary goes below;
+computed in C as in its Python definition; and lifting the pair floors of base64."""
+
+from __future__ import annotations
+
+import base64
+import functools
+import json
+import string
+import unicodedata
+import zlib
+from importlib import resources
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctxbudget.tokens import boundaries
+from ctxbudget.tokens.features import FLOOR_VOCABULARIES, _tables, pair_floors
+from ctxbudget.tokens.neighbours import joined_pair_bitmap, unmerged_pair_table
+
+from .test_guard import ANY_TEXT, assert_not_fooled, vocabularies
+
+
+def _forced(*vocabularies: list[bytes]) -> tuple[bytes, bytes]:
+    """The forced-boundary tables of vocabularies given by their tokens."""
+    return boundaries.forced_boundary_tables(
+        [joined_pair_bitmap(tokens) for tokens in vocabularies],
+        [boundaries.joined_triple_bitmap(tokens) for tokens in vocabularies],
+    )
+
+
+def test_a_triple_no_token_holds_forces_one_cut_and_the_cut_meets_the_next_triple() -> None:
+    """Every pair of a, b, c, d, e is some token's; no triple is: "abcde" needs a cut
+    in "abc" and one in "cde", and the cut of the first (b|c) already meets "bcd"."""
+    pairs, triples = _forced([b"ab", b"bc", b"cd", b"de"])
+    count = boundaries.reference_forced_boundaries
+    assert count(pairs, triples, 1, b"ab") == (1,)
+    assert count(pairs, triples, 1, b"abc") == (2,)
+    assert count(pairs, triples, 1, b"abcd") == (2,)  # "ab|cd"
+    assert count(pairs, triples, 1, b"abcde") == (3,)  # "ab|cd|e"
+    assert count(pairs, triples, 1, b"") == (0,)
+
+
+def test_a_triple_a_token_holds_forces_nothing_and_a_pair_none_holds_is_a_cut() -> None:
+    """ "abcd" is one token: none of its triples forces a cut; "ax" is no token's pair, so
+    every split cuts it; vocabularies are counted apart, one bit each."""
+    pairs, triples = _forced([b"abcd", b"x"], [b"ab", b"bc", b"cd", b"ax"])
+    count = boundaries.reference_forced_boundaries
+    assert count(pairs, triples, 2, b"abcd") == (1, 2)  # "ab|cd" in the second
+    assert count(pairs, triples, 2, b"ax") == (2, 1)
+    assert count(pairs, triples, 2, b"a b") == (3, 3)  # no token holds a space at all
+
+
+def test_only_characters_of_the_alphabet_form_triples() -> None:
+    """A triple with a byte outside ``TRIPLE_ALPHABET`` is never looked up (its pairs
+    still are)."""
+    pairs, triples = _forced([b"a.", b".b", b"ab"])
+    assert boundaries.reference_forced_boundaries(pairs, triples, 1, b"a.b") == (1,)
+    assert boundaries.reference_forced_boundaries(pairs, triples, 1, b"aab") == (2,)
+
+
+def test_tables_of_the_wrong_size_are_refused() -> None:
+    """Bitmaps are checked, so that a table written for another alphabet is an error, not
+    wrong floors."""
+    with pytest.raises(ValueError, match="one pair and one triple bitmap each"):
+        boundaries.forced_boundary_tables([bytes(1 << 13)], [])
+    with pytest.raises(ValueError, match="triple bitmaps of"):
+        boundaries.forced_boundary_tables([bytes(1 << 13)], [b"short"])
+    floors = type(_tables().pair_floors.__self__)  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="two pair tables of 65536 bytes"):
+        floors(bytes(1 << 16), bytes(1 << 16), b"short", bytes(256), 1)
+
+
+_TOKEN_BYTES = st.lists(
+    st.one_of(
+        st.binary(min_size=1, max_size=6),
+        st.text(string.ascii_letters[:6] + "+=", min_size=1, max_size=6).map(str.encode),
+    ),
+    max_size=100,
+)
+_DATA = st.one_of(
+    st.binary(max_size=300),
+    st.text(max_size=200).map(lambda text: text.encode("utf-8", "surrogatepass")),
+    st.text(string.ascii_letters[:6] + "+= é", max_size=200).map(str.encode),
+)
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(st.tuples(st.text("ab+= ", max_size=12), _TOKEN_BYTES), min_size=1, max_size=4), _DATA
+)
+def test_compiled_pair_floors_equal_the_definition(
+    vocabularies: list[tuple[str, list[bytes]]], data: bytes
+) -> None:
+    """The C pass gives ``reference_pair_floors`` on any bytes, for any tables: the
+    larger of the unmerged pairs plus one and the forced boundaries, per vocabulary."""
+    pair_tokens = [two[: len(two) // 2 * 2] for two, _ in vocabularies]  # whole pairs
+    unmerged = unmerged_pair_table(pair_tokens, [joined_pair_bitmap(t) for _, t in vocabularies])
+    pairs, triples = _forced(*(tokens for _, tokens in vocabularies))
+    compiled = boundaries.pair_floor_counter(unmerged, pairs, triples, len(vocabularies))
+    assert type(getattr(compiled, "__self__", None)).__name__ == "PairFloors"
+    expected = boundaries.reference_pair_floors(unmerged, pairs, triples, len(vocabularies), data)
+    assert compiled(data) == expected
+
+
+def _forced_of_shipped(text: str) -> dict[str, int]:
+    """The forced boundaries of the shipped vocabularies, over the text as each
+    tokenizer sees it (Qwen's puts it in normal form C first)."""
+    forced = {}
+    for v, name in enumerate(FLOOR_VOCABULARIES):
+        seen = unicodedata.normalize("NFC", text) if name == "qwen3" else text
+        forced[name] = _shipped_forced_boundaries()(seen.encode("utf-8", "surrogatepass"))[v]
+    return forced
+
+
+@functools.cache
+def _shipped_forced_boundaries() -> boundaries.PairFloors:
+    """The compiled pass over the shipped tables with no unmerged pair: the forced
+    boundaries alone (the larger of 1 and them)."""
+    path = resources.files("ctxbudget.tokens").joinpath("data/feature_tables.json")
+    tables = json.loads(path.read_text("utf-8"))
+    pairs, triples = boundaries.forced_boundary_tables(
+        [base64.b64decode(tables["joined_byte_pairs"][v]) for v in FLOOR_VOCABULARIES],
+        [
+            zlib.decompress(base64.b64decode(tables["joined_triples"][v]))
+            for v in FLOOR_VOCABULARIES
+        ],
+    )
+    return boundaries.pair_floor_counter(bytes(1 << 16), pairs, triples, len(FLOOR_VOCABULARIES))
+
+
+_BASE64_WORDS = st.binary(min_size=1, max_size=200).map(lambda b: base64.b64encode(b).decode())
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.one_of(ANY_TEXT, _BASE64_WORDS, st.text(string.ascii_letters + string.digits, max_size=300))
+)
+def test_no_vocabulary_splits_a_text_into_fewer_tokens_than_its_forced_boundaries(
+    text: str,
+) -> None:
+    """The forced boundaries hold on any text, not only on real text: a count no exact
+    tokenizer goes below (the unmerged pairs' rule of thumb is not checked here)."""
+    exact = vocabularies()
+    for name, least in _forced_of_shipped(text).items():
+        assert least <= exact[name](text), (name, least, text)
+
+
+def test_the_forced_boundaries_of_random_base64_are_most_of_its_tokens() -> None:
+    """A base64 word of random letters: 12 of cl100k's 14 tokens are forced, where the
+    unmerged pairs gave 8 (its price was 11, below the share of the guard)."""
+    word = "1FzfBUCUWIwyCQFlPqsB"
+    assert _forced_of_shipped(word) == {"cl100k": 12, "o200k": 12, "deepseek_v4": 12, "qwen3": 12}
+    assert pair_floors(word) == (12, 12, 12, 12)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1FzfBUCUWIwyCQFlPqsB",
+        "uhVATSAaeQ==",
+        "MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ",
+        "ArBYj3zK88wKmTtCykeDcYEPmZEupGp+ZQ==",
+    ],
+)
+def test_base64_once_counted_below_the_share_is_not(text: str) -> None:
+    """Base64 words the guard and the profiles once priced at 64-85 % of an exact count
+    (a certificate's line among them)."""
+    assert_not_fooled(text)
+
+
+def test_the_floors_of_a_tokenizer_that_composes_are_those_of_the_composed_text() -> None:
+    """Qwen's tokenizer puts text in normal form C: a compatibility ideograph is the
+    unified one to it, so its floor is that of the composed text, where the others'
+    stay those of the bytes as written (the floor was above Qwen's count of 84 texts)."""
+    written = "\uf900\uf901\uf902" * 20  # compatibility ideographs; NFC maps each to another
+    composed = unicodedata.normalize("NFC", written)
+    assert composed != written
+    qwen = FLOOR_VOCABULARIES.index("qwen3")
+    assert pair_floors(written)[qwen] == pair_floors(composed)[qwen]
+    others = [v for v in range(len(FLOOR_VOCABULARIES)) if v != qwen]
+    as_written = _tables().pair_floors(written.encode())
+    assert [pair_floors(written)[v] for v in others] == [as_written[v] for v in others]
+
+
+def test_without_the_extension_the_floors_are_their_definition(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An install with no C compiler gets the same floors from the Python definition."""
+    pairs, triples = _forced([b"ab", b"bc", b"cd", b"de"])
+    unmerged = unmerged_pair_table(["ab"])
+    monkeypatch.setattr(boundaries, "compiled_extension", lambda warn=True: None)
+    counter = boundaries.pair_floor_counter(unmerged, pairs, triples, 1)
+    assert not hasattr(counter, "__self__")
+    assert counter(b"abcde") == (4,)  # only "ab" is a pair token: 3 unmerged, 2 cuts
+    assert counter(b"abcde") == boundaries.reference_pair_floors(
+        unmerged, pairs, triples, 1, b"abcde"
+    )
+    assert counter(b"") == (0,)
