@@ -29,8 +29,11 @@ pass each), and the test suite holds it to the reference on arbitrary text
 
 from __future__ import annotations
 
+import collections
 import functools
 import itertools
+import operator
+import re
 import string
 from collections.abc import Callable, Iterable, Sequence
 from typing import Final
@@ -124,21 +127,43 @@ def reference_forced_boundaries(
     """Per vocabulary (bit of the tables of ``forced_boundary_tables``), one more than
     the fewest cuts in ``data`` (bytes, any length) that meet every adjacent pair of
     bytes and every triple of ``TRIPLE_ALPHABET`` characters its bit marks; 0 for empty
-    data. Gap ``i`` lies between ``data[i]`` and ``data[i + 1]``."""
+    data.
+
+    The pairs' cuts are counted over the whole of ``data``; the triples' lie within runs
+    of alphabet characters, and what they add to a run is a function of the run alone
+    (its first triple's first gap is the run's own), so each distinct run is walked once
+    however often the text repeats it (``_cuts_of_triples``)."""
     if not data:
         return (0,) * vocabularies
-    totals = [1] * vocabularies
-    before = 0  # the vocabularies that cut the gap before the current one
-    places = data.translate(_ALPHABET_INDEX)
-    for i, (first, second) in enumerate(itertools.pairwise(data)):
-        cut = pairs[first | second << 8]
-        if i and _NOT_IN_ALPHABET not in places[i - 1 : i + 2]:
-            unjoined = triples[_triple_index(*places[i - 1 : i + 2])]
-            cut |= unjoined & ~before  # the triple's first gap does not meet it
-        for v in range(vocabularies):
-            totals[v] += cut >> v & 1
-        before = cut
-    return tuple(totals)
+    keys = map(operator.or_, data, map(operator.lshift, data[1:], itertools.repeat(8)))
+    masks = collections.Counter(map(pairs.__getitem__, keys))
+    for run, times in collections.Counter(_ALPHABET_RUNS.findall(data)).items():
+        for mask, n in _cuts_of_triples(pairs, triples, run).items():
+            masks[mask] += n * times
+    return tuple(
+        1 + sum(n for mask, n in masks.items() if mask >> v & 1) for v in range(vocabularies)
+    )
+
+
+_ALPHABET_RUNS: Final = re.compile(b"[" + re.escape(TRIPLE_ALPHABET) + b"]{3,}")
+
+
+def _cuts_of_triples(pairs: bytes, triples: bytes, run: bytes) -> collections.Counter[int]:
+    """The cuts the triples of ``run`` (alphabet characters) add to those of its pairs,
+    counted by mask: walking the gaps left to right, a triple whose bit is set, met by
+    neither the cut of its first gap nor that of the pair of its second, gets a cut at
+    its second gap."""
+    added: collections.Counter[int] = collections.Counter()
+    places = run.translate(_ALPHABET_INDEX)
+    before = pairs[run[0] | run[1] << 8]  # the cuts of the gap before
+    for i in range(1, len(run) - 1):
+        paired = pairs[run[i] | run[i + 1] << 8]
+        extra = triples[_triple_index(places[i - 1], places[i], places[i + 1])] & ~before
+        extra &= ~paired
+        if extra:
+            added[extra] += 1
+        before = paired | extra
+    return added
 
 
 def reference_pair_floors(
