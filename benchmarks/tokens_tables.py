@@ -41,7 +41,11 @@ from typing import Any, Final
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from ctxbudget.tokens.boundaries import TRIPLE_ALPHABET, joined_triple_bitmap
+from ctxbudget.tokens.boundaries import (
+    TRIPLE_ALPHABET,
+    joined_triple_bitmap,
+    whole_triple_bitmap,
+)
 from ctxbudget.tokens.exact import HFTokenizerCounter, TiktokenCounter
 from ctxbudget.tokens.han_pairs import HAN_FIRST, HAN_LAST
 from ctxbudget.tokens.neighbours import joined_pair_bitmap
@@ -346,6 +350,16 @@ def joined_triples(tokens: dict[str, list[bytes]]) -> dict[str, str]:
     }
 
 
+def whole_triples(tokens: dict[str, list[bytes]]) -> dict[str, str]:
+    """Per vocabulary, its tokens of three ``TRIPLE_ALPHABET`` characters, as the base64
+    of the zlib of ``whole_triple_bitmap``: the pieces of three characters a run of
+    them can be cut into (``ctxbudget.tokens.boundaries``)."""
+    return {
+        name: base64.b64encode(zlib.compress(whole_triple_bitmap(spelled), 9)).decode("ascii")
+        for name, spelled in tokens.items()
+    }
+
+
 def vocabulary_token_bytes() -> dict[str, list[bytes]]:
     """Per vocabulary (cl100k, o200k, deepseek_v4, qwen3), the bytes of each of its
     tokens, those that end inside a character included (special tokens left out)."""
@@ -469,6 +483,7 @@ def main() -> None:
         "han_pairs": han_pairs(token_bytes),
         "triple_alphabet": TRIPLE_ALPHABET.decode("ascii"),
         "joined_triples": joined_triples(token_bytes),
+        "whole_triples": whole_triples(token_bytes),
         "own_costs": {
             name: own_costs(vocabulary_costs)
             for name, vocabulary_costs in zip(VOCABULARIES, costs, strict=True)

@@ -23,54 +23,59 @@ from ctxbudget.tokens.neighbours import joined_pair_bitmap, unmerged_pair_table
 from .test_guard import ANY_TEXT, assert_not_fooled, vocabularies
 
 
-def _forced(*vocabularies: list[bytes]) -> tuple[bytes, bytes]:
+def _forced(*vocabularies: list[bytes]) -> boundaries.ForcedTables:
     """The forced-boundary tables of vocabularies given by their tokens."""
     return boundaries.forced_boundary_tables(
         [joined_pair_bitmap(tokens) for tokens in vocabularies],
         [boundaries.joined_triple_bitmap(tokens) for tokens in vocabularies],
+        [
+            "".join(t.decode() for t in tokens if len(t) == 2 and t.isascii())
+            for tokens in vocabularies
+        ],
+        [boundaries.whole_triple_bitmap(tokens) for tokens in vocabularies],
     )
 
 
 def test_a_triple_no_token_holds_forces_one_cut_and_the_cut_meets_the_next_triple() -> None:
     """Every pair of a, b, c, d, e is some token's; no triple is: "abcde" needs a cut
     in "abc" and one in "cde", and the cut of the first (b|c) already meets "bcd"."""
-    pairs, triples = _forced([b"ab", b"bc", b"cd", b"de"])
+    tables = _forced([b"ab", b"bc", b"cd", b"de"])
     count = boundaries.reference_forced_boundaries
-    assert count(pairs, triples, 1, b"ab") == (1,)
-    assert count(pairs, triples, 1, b"abc") == (2,)
-    assert count(pairs, triples, 1, b"abcd") == (2,)  # "ab|cd"
-    assert count(pairs, triples, 1, b"abcde") == (3,)  # "ab|cd|e"
-    assert count(pairs, triples, 1, b"") == (0,)
+    assert count(tables, 1, b"ab") == (1,)
+    assert count(tables, 1, b"abc") == (2,)
+    assert count(tables, 1, b"abcd") == (2,)  # "ab|cd"
+    assert count(tables, 1, b"abcde") == (3,)  # "ab|cd|e"
+    assert count(tables, 1, b"") == (0,)
 
 
 def test_a_triple_a_token_holds_forces_nothing_and_a_pair_none_holds_is_a_cut() -> None:
     """ "abcd" is one token: none of its triples forces a cut; "ax" is no token's pair, so
     every split cuts it; vocabularies are counted apart, one bit each."""
-    pairs, triples = _forced([b"abcd", b"x"], [b"ab", b"bc", b"cd", b"ax"])
+    tables = _forced([b"abcd", b"x"], [b"ab", b"bc", b"cd", b"ax"])
     count = boundaries.reference_forced_boundaries
-    assert count(pairs, triples, 2, b"abcd") == (1, 2)  # "ab|cd" in the second
-    assert count(pairs, triples, 2, b"ax") == (2, 1)
-    assert count(pairs, triples, 2, b"a b") == (3, 3)  # no token holds a space at all
+    assert count(tables, 2, b"abcd") == (1, 2)  # "ab|cd" in the second
+    assert count(tables, 2, b"ax") == (2, 1)
+    assert count(tables, 2, b"a b") == (3, 3)  # no token holds a space at all
 
 
 def test_only_characters_of_the_alphabet_form_triples() -> None:
     """A triple with a byte outside ``TRIPLE_ALPHABET`` is never looked up (its pairs
     still are)."""
-    pairs, triples = _forced([b"a.", b".b", b"ab"])
-    assert boundaries.reference_forced_boundaries(pairs, triples, 1, b"a.b") == (1,)
-    assert boundaries.reference_forced_boundaries(pairs, triples, 1, b"aab") == (2,)
+    tables = _forced([b"a.", b".b", b"ab"])
+    assert boundaries.reference_forced_boundaries(tables, 1, b"a.b") == (1,)
+    assert boundaries.reference_forced_boundaries(tables, 1, b"aab") == (2,)
 
 
 def test_tables_of_the_wrong_size_are_refused() -> None:
     """Bitmaps are checked, so that a table written for another alphabet is an error, not
     wrong floors."""
-    with pytest.raises(ValueError, match="one pair and one triple bitmap each"):
-        boundaries.forced_boundary_tables([bytes(1 << 13)], [])
+    with pytest.raises(ValueError, match="for each of at most 8 vocabularies"):
+        boundaries.forced_boundary_tables([bytes(1 << 13)], [], [""], [])
     with pytest.raises(ValueError, match="triple bitmaps of"):
-        boundaries.forced_boundary_tables([bytes(1 << 13)], [b"short"])
+        boundaries.forced_boundary_tables([bytes(1 << 13)], [b"short"], [""], [b"short"])
     floors = type(_tables().pair_floors.__self__)  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="two pair tables of 65536 bytes"):
-        floors(bytes(1 << 16), bytes(1 << 16), b"short", bytes(256), 1)
+        floors(bytes(1 << 16), bytes(1 << 16), b"short", b"", b"", bytes(256), 1)
 
 
 _TOKEN_BYTES = st.lists(
@@ -98,10 +103,10 @@ def test_compiled_pair_floors_equal_the_definition(
     larger of the unmerged pairs plus one and the forced boundaries, per vocabulary."""
     pair_tokens = [two[: len(two) // 2 * 2] for two, _ in vocabularies]  # whole pairs
     unmerged = unmerged_pair_table(pair_tokens, [joined_pair_bitmap(t) for _, t in vocabularies])
-    pairs, triples = _forced(*(tokens for _, tokens in vocabularies))
-    compiled = boundaries.pair_floor_counter(unmerged, pairs, triples, len(vocabularies))
+    tables = _forced(*(tokens for _, tokens in vocabularies))
+    compiled = boundaries.pair_floor_counter(unmerged, tables, len(vocabularies))
     assert type(getattr(compiled, "__self__", None)).__name__ == "PairFloors"
-    expected = boundaries.reference_pair_floors(unmerged, pairs, triples, len(vocabularies), data)
+    expected = boundaries.reference_pair_floors(unmerged, tables, len(vocabularies), data)
     assert compiled(data) == expected
 
 
@@ -121,14 +126,16 @@ def _shipped_forced_boundaries() -> boundaries.PairFloors:
     boundaries alone (the larger of 1 and them)."""
     path = resources.files("ctxbudget.tokens").joinpath("data/feature_tables.json")
     tables = json.loads(path.read_text("utf-8"))
-    pairs, triples = boundaries.forced_boundary_tables(
+    forced = boundaries.forced_boundary_tables(
         [base64.b64decode(tables["joined_byte_pairs"][v]) for v in FLOOR_VOCABULARIES],
         [
             zlib.decompress(base64.b64decode(tables["joined_triples"][v]))
             for v in FLOOR_VOCABULARIES
         ],
+        [tables["ascii_pair_tokens"][v] for v in FLOOR_VOCABULARIES],
+        [zlib.decompress(base64.b64decode(tables["whole_triples"][v])) for v in FLOOR_VOCABULARIES],
     )
-    return boundaries.pair_floor_counter(bytes(1 << 16), pairs, triples, len(FLOOR_VOCABULARIES))
+    return boundaries.pair_floor_counter(bytes(1 << 16), forced, len(FLOOR_VOCABULARIES))
 
 
 _BASE64_WORDS = st.binary(min_size=1, max_size=200).map(lambda b: base64.b64encode(b).decode())
@@ -149,11 +156,34 @@ def test_no_vocabulary_splits_a_text_into_fewer_tokens_than_its_forced_boundarie
 
 
 def test_the_forced_boundaries_of_random_base64_are_most_of_its_tokens() -> None:
-    """A base64 word of random letters: 12 of cl100k's 14 tokens are forced, where the
-    unmerged pairs gave 8 (its price was 11, below the share of the guard)."""
+    """A base64 word of random letters: 13 of cl100k's 14 tokens are forced (its
+    triples force 12 cuts, its fewest pieces one more), where the unmerged pairs gave 8
+    (its price was 11, below the share of the guard); a certificate's line of 64
+    characters is forced to 37-39 of its 38-39 tokens."""
     word = "1FzfBUCUWIwyCQFlPqsB"
-    assert _forced_of_shipped(word) == {"cl100k": 12, "o200k": 12, "deepseek_v4": 12, "qwen3": 12}
-    assert pair_floors(word) == (12, 12, 12, 12)
+    assert _forced_of_shipped(word) == {"cl100k": 13, "o200k": 12, "deepseek_v4": 13, "qwen3": 13}
+    assert pair_floors(word) == (13, 12, 13, 13)
+    line = "MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ"
+    assert pair_floors(line) == (39, 38, 37, 39)
+
+
+def test_a_run_is_cut_into_its_fewest_pieces_of_whole_tokens() -> None:
+    """Where a run's triples forced ``PIECES_AFTER`` cuts or more, its pieces count:
+    inside it, a piece of two or three characters is a token or is no piece. With the
+    tokens "abx", "xcd", "bc" and "da", every pair of "abcdabcdabcd" is held, and the
+    triples force five cuts, "ab|cd|ab|cd|ab|cd"; but "ab" and "cd" are no tokens, so the
+    fewest pieces are "a|bc|da|bc|da|bc|d": seven. Where the run may go on into a token
+    beyond it (a pair some token holds before it), its first piece may be part of that
+    token: after ".", which ".ab" joins, ".ab|c|da|bc|da|bc|d" is seven tokens too, and the
+    floor says no more."""
+    assert boundaries.PIECES_AFTER == 2
+    count = boundaries.reference_forced_boundaries
+    tables = _forced([b"abx", b"xcd", b"bc", b"da"])
+    assert count(tables, 1, b"abcdabcdabcd") == (7,)
+    assert count(tables, 1, b"abcd") == (2,)  # one cut: the pieces are not looked for
+    assert count(tables, 1, b"abcdab") == (4,)  # two cuts, "ab|cd|ab"; pieces "a|bc|da|b"
+    dotted = _forced([b"abx", b"xcd", b"bc", b"da", b".ab"])
+    assert count(dotted, 1, b".abcdabcdabcd") == (7,)
 
 
 @pytest.mark.parametrize(
@@ -189,13 +219,11 @@ def test_without_the_extension_the_floors_are_their_definition(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """An install with no C compiler gets the same floors from the Python definition."""
-    pairs, triples = _forced([b"ab", b"bc", b"cd", b"de"])
+    tables = _forced([b"ab", b"bc", b"cd", b"de"])
     unmerged = unmerged_pair_table(["ab"])
     monkeypatch.setattr(boundaries, "compiled_extension", lambda warn=True: None)
-    counter = boundaries.pair_floor_counter(unmerged, pairs, triples, 1)
+    counter = boundaries.pair_floor_counter(unmerged, tables, 1)
     assert not hasattr(counter, "__self__")
     assert counter(b"abcde") == (4,)  # only "ab" is a pair token: 3 unmerged, 2 cuts
-    assert counter(b"abcde") == boundaries.reference_pair_floors(
-        unmerged, pairs, triples, 1, b"abcde"
-    )
+    assert counter(b"abcde") == boundaries.reference_pair_floors(unmerged, tables, 1, b"abcde")
     assert counter(b"") == (0,)

@@ -99,16 +99,17 @@ ANY_TEXT = st.lists(PIECES, min_size=1, max_size=4).map("".join)
 
 
 @pytest.mark.xfail(
-    reason="not yet met (0.0-0.2 % of drawn texts, benchmarks/tokens_guard.py, docs/tokens.md): "
+    reason="not yet met (0.0-0.1 % of drawn texts, benchmarks/tokens_guard.py, docs/tokens.md): "
     "words a vocabulary splits further than its profile's count, written back to back "
-    "('presence_penalty' * 2 for DeepSeek), short base64 words ('tNIPdTg=' for o200k), "
-    "random base64 written again for the guard ('1FzfBUCUWIwyCQFlPqsB' * 2, 86 %), "
-    "and soups of halfwidth forms for Qwen are still counted below the share "
-    "(issue 10, item 1)",
+    "('presence_penalty' * 2 for DeepSeek and the guard, 60 %), short base64 words whose "
+    "triples force one cut or none ('tNIPdTg=' for o200k, 71 %), runs of letters whose pairs "
+    "and triples the vocabularies hold ('NiaiNiai3626a2Niai' for cl100k, 77 %), base64 "
+    "between control characters, and soups of halfwidth forms for Qwen are still counted "
+    "below the share (issue 10, item 1)",
     strict=True,
 )
 @settings(
-    # Failures are 0.0-0.2 % of drawn examples (docs/tokens.md): 1,000 fixed draws can
+    # Failures are 0.0-0.1 % of drawn examples (docs/tokens.md): 1,000 fixed draws can
     # miss them all, so known counterexamples of each kind are checked first.
     max_examples=1000,
     deadline=None,
@@ -117,7 +118,7 @@ ANY_TEXT = st.lists(PIECES, min_size=1, max_size=4).map("".join)
 )
 @example("presence_penalty" * 2)
 @example("tNIPdTg=")
-@example("1FzfBUCUWIwyCQFlPqsB" * 2)
+@example("NiaiNiai3626a2Niai")
 @given(ANY_TEXT)
 def test_no_text_counts_below_the_guard_share_of_any_vocabulary(text: str) -> None:
     """generic >= 90 % of the largest exact count; each profile >= 88 % of its own

@@ -400,15 +400,16 @@ unmerged_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
  * byte with the ASCII one; *lead: the last byte before data[i] that is no continuation
  * byte (-1: none yet), kept up to date. */
 static inline unsigned char
-unmerged_mask(const unsigned char *table, const unsigned char *data, Py_ssize_t i, int *lead)
+unmerged_mask(const unsigned char *table, size_t stride, const unsigned char *data, Py_ssize_t i,
+              int *lead)
 {
     unsigned before = data[i - 1], second = (unsigned)data[i] << 8;
-    unsigned char mask = table[before | second];
+    unsigned char mask = table[(before | second) * stride];
     if ((before & 0xC0) != 0x80) {
         *lead = (int)before;
     }
     else if (data[i] < 0x80 && *lead >= 0) {
-        mask |= table[(unsigned)*lead | second];
+        mask |= table[((unsigned)*lead | second) * stride];
     }
     return mask;
 }
@@ -428,7 +429,7 @@ unmerged_counts(UnmergedPairs *self, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t masks[256] = {0};
     int lead = -1; /* the last byte that is no continuation byte; -1: none yet */
     for (Py_ssize_t i = 1; i < size; i++) {
-        unsigned char mask = unmerged_mask(self->table, data, i, &lead);
+        unsigned char mask = unmerged_mask(self->table, 1, data, i, &lead);
         if (mask) {
             masks[mask]++;
         }
@@ -467,27 +468,61 @@ static PyType_Spec unmerged_spec = {
 };
 
 /* PairFloors: per vocabulary, the larger of one more than its unmerged pairs (those its
- * bit marks in an UnmergedPairs table) and one more than the fewest cuts that meet every
- * pair of bytes and every triple of alphabet characters no token of it holds, in one
- * pass; `reference_pair_floors` in boundaries.py defines the counts. */
+ * bit marks in an UnmergedPairs table) and its forced boundaries: one more than the fewest
+ * cuts that meet every pair of bytes and every triple of alphabet characters no token of
+ * it holds, and, in a run of alphabet characters where a triple added a cut, what the
+ * fewest pieces of the run force beyond those; in one pass.
+ * `reference_pair_floors` in boundaries.py defines the counts. */
 typedef struct {
     PyObject_HEAD
     int vocabularies;
-    int alphabet;              /* the alphabet's size */
-    unsigned char unmerged[1 << 16];
-    unsigned char pairs[1 << 16];
-    unsigned char places[256]; /* each byte's place in the alphabet, or its size */
-    unsigned char *triples;    /* one mask per triple of places */
+    int alphabet;              /* the alphabet's size n: places 0..n-1, n outside it */
+    /* Per pair of bytes (the first | the second << 8), read at once: */
+    struct {
+        uint32_t base;          /* the places as the start of a triple: (a * (n+1) + b) * (n+1) */
+        unsigned char unmerged; /* its mask in the unmerged table */
+        unsigned char unheld;   /* the vocabularies none of whose tokens holds it */
+    } *by_pair;
+    unsigned char places[256]; /* each byte's place in the alphabet, or n */
+    unsigned char *triples;    /* per triple of places ((a * (n+1) + b) * (n+1) + c) */
+    unsigned char *whole_pairs;   /* per pair of places (a * (n+1) + b): a token */
+    unsigned char *whole_triples; /* per triple of places: a token */
 } PairFloors;
+
+/* Copies a table of one byte per pair (dimensions 2) or triple (3) of places of an
+ * alphabet of `size` characters into one indexed by places of `size + 1`. */
+static unsigned char *
+widened(const unsigned char *table, Py_ssize_t size, int dimensions)
+{
+    Py_ssize_t wide = size + 1, total = dimensions == 2 ? wide * wide : wide * wide * wide;
+    unsigned char *out = PyMem_Calloc((size_t)total, 1);
+    if (out == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t a = 0; a < size; a++) {
+        for (Py_ssize_t b = 0; b < size; b++) {
+            if (dimensions == 2) {
+                out[a * wide + b] = table[a * size + b];
+                continue;
+            }
+            for (Py_ssize_t c = 0; c < size; c++) {
+                out[(a * wide + b) * wide + c] = table[(a * size + b) * size + c];
+            }
+        }
+    }
+    return out;
+}
 
 static PyObject *
 floors_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    Py_buffer unmerged, pairs, triples, places;
+    Py_buffer unmerged, pairs, triples, whole_pairs, whole_triples, places;
     int vocabularies;
-    static char *names[] = {"unmerged", "pairs", "triples", "places", "vocabularies", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*y*y*y*i:PairFloors", names, &unmerged,
-                                     &pairs, &triples, &places, &vocabularies)) {
+    static char *names[] = {"unmerged",      "pairs",  "triples",      "whole_pairs",
+                            "whole_triples", "places", "vocabularies", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*y*y*y*y*y*i:PairFloors", names, &unmerged,
+                                     &pairs, &triples, &whole_pairs, &whole_triples, &places,
+                                     &vocabularies)) {
         return NULL;
     }
     PyObject *result = NULL;
@@ -505,12 +540,14 @@ floors_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
             }
         }
     }
+    Py_ssize_t cube = (Py_ssize_t)size * size * size;
     if (unmerged.len != (1 << 16) || pairs.len != (1 << 16) || places.len != 256 || size < 0 ||
-        triples.len != (Py_ssize_t)size * size * size || vocabularies < 0 || vocabularies > 8) {
+        triples.len != cube || whole_triples.len != cube ||
+        whole_pairs.len != (Py_ssize_t)size * size || vocabularies < 0 || vocabularies > 8) {
         PyErr_SetString(PyExc_ValueError,
-                        "PairFloors takes two pair tables of 65536 bytes, a triple table of "
-                        "one byte per triple of the alphabet, the 256 places of the alphabet "
-                        "and 0 to 8 vocabularies");
+                        "PairFloors takes two pair tables of 65536 bytes, tables of one byte "
+                        "per triple, per pair and per triple of the alphabet, the 256 places "
+                        "of the alphabet and 0 to 8 vocabularies");
         goto done;
     }
     PairFloors *self = (PairFloors *)type->tp_alloc(type, 0);
@@ -519,34 +556,37 @@ floors_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     }
     /* A place of its own (n) for the bytes outside the alphabet, whose triples are all
      * joined (mask 0): one lookup a byte, and no branch. */
-    Py_ssize_t wide = (Py_ssize_t)size + 1;
-    self->triples = PyMem_Calloc((size_t)(wide * wide * wide), 1);
-    if (self->triples == NULL) {
+    self->triples = widened(triples.buf, size, 3);
+    self->whole_pairs = widened(whole_pairs.buf, size, 2);
+    self->whole_triples = widened(whole_triples.buf, size, 3);
+    self->by_pair = PyMem_Malloc((size_t)(1 << 16) * sizeof *self->by_pair);
+    if (self->triples == NULL || self->whole_pairs == NULL || self->whole_triples == NULL ||
+        self->by_pair == NULL) {
         Py_DECREF(self);
         PyErr_NoMemory();
         goto done;
     }
     self->vocabularies = vocabularies;
     self->alphabet = size;
-    memcpy(self->unmerged, unmerged.buf, sizeof self->unmerged);
-    memcpy(self->pairs, pairs.buf, sizeof self->pairs);
     for (int b = 0; b < 256; b++) {
         unsigned char place = ((const unsigned char *)places.buf)[b];
         self->places[b] = place == 0xFF ? (unsigned char)size : place;
     }
-    const unsigned char *masks = triples.buf;
-    for (Py_ssize_t a = 0; a < size; a++) {
-        for (Py_ssize_t b = 0; b < size; b++) {
-            for (Py_ssize_t c = 0; c < size; c++) {
-                self->triples[(a * wide + b) * wide + c] = masks[(a * size + b) * size + c];
-            }
-        }
+    Py_ssize_t wide = (Py_ssize_t)size + 1;
+    for (unsigned key = 0; key < (1u << 16); key++) {
+        self->by_pair[key].base =
+            ((uint32_t)self->places[key & 0xFF] * (uint32_t)wide + self->places[key >> 8]) *
+            (uint32_t)wide;
+        self->by_pair[key].unmerged = ((const unsigned char *)unmerged.buf)[key];
+        self->by_pair[key].unheld = ((const unsigned char *)pairs.buf)[key];
     }
     result = (PyObject *)self;
 done:
     PyBuffer_Release(&unmerged);
     PyBuffer_Release(&pairs);
     PyBuffer_Release(&triples);
+    PyBuffer_Release(&whole_pairs);
+    PyBuffer_Release(&whole_triples);
     PyBuffer_Release(&places);
     return result;
 }
@@ -556,8 +596,158 @@ floors_dealloc(PairFloors *self)
 {
     PyTypeObject *type = Py_TYPE(self);
     PyMem_Free(self->triples);
+    PyMem_Free(self->whole_pairs);
+    PyMem_Free(self->whole_triples);
+    PyMem_Free(self->by_pair);
     type->tp_free((PyObject *)self);
     Py_DECREF(type);
+}
+
+/* Per character of a run (at i = 1..length, the character run[i - 1]), the masks the
+ * fewest pieces read: of the vocabularies that hold no pair ending there, that hold no
+ * triple ending there, whose token is the pair, and whose token is the triple; read
+ * once for every vocabulary. */
+typedef struct {
+    unsigned char unheld_pair, unheld_triple, whole_pair, whole_triple;
+} RunMasks;
+
+static void
+run_masks(const PairFloors *self, const unsigned char *run, Py_ssize_t length, RunMasks *masks)
+{
+    Py_ssize_t wide = self->alphabet + 1;
+    for (Py_ssize_t i = 1; i <= length; i++) {
+        RunMasks m = {0, 0, 0, 0};
+        Py_ssize_t c = self->places[run[i - 1]];
+        if (i >= 2) {
+            Py_ssize_t b = self->places[run[i - 2]];
+            m.unheld_pair = self->by_pair[run[i - 2] | (unsigned)run[i - 1] << 8].unheld;
+            m.whole_pair = self->whole_pairs[b * wide + c];
+            if (i >= 3) {
+                Py_ssize_t key = ((Py_ssize_t)self->places[run[i - 3]] * wide + b) * wide + c;
+                m.unheld_triple = self->triples[key];
+                m.whole_triple = self->whole_triples[key];
+            }
+        }
+        masks[i] = m;
+    }
+}
+
+/* The fewest pieces a run of alphabet characters is cut into for vocabulary v:
+ * `_least_pieces` in boundaries.py. `least` and `window` hold length + 1 entries. */
+static Py_ssize_t
+least_pieces(const RunMasks *masks, Py_ssize_t length, int v, int closed_start, int closed_end,
+             Py_ssize_t *least, Py_ssize_t *window)
+{
+    Py_ssize_t front = 0, back = 0; /* window[front..back): starts, least increasing */
+    Py_ssize_t held = 0; /* the longest held stretch ending at the current character */
+    least[0] = 0;
+    for (Py_ssize_t i = 1; i <= length; i++) {
+        RunMasks m = masks[i];
+        if (i == 1 || m.unheld_pair >> v & 1) {
+            held = 1;
+        }
+        else {
+            held = held >= 2 && !(m.unheld_triple >> v & 1) ? held + 1 : 2;
+        }
+        Py_ssize_t best = least[i - 1] + 1;
+        if (m.whole_pair >> v & 1 && least[i - 2] + 1 < best) {
+            best = least[i - 2] + 1;
+        }
+        if (m.whole_triple >> v & 1 && least[i - 3] + 1 < best) {
+            best = least[i - 3] + 1;
+        }
+        if (i >= 4) {
+            while (back > front && least[window[back - 1]] >= least[i - 4]) {
+                back--;
+            }
+            window[back++] = i - 4;
+        }
+        while (back > front && window[front] < i - held) {
+            front++;
+        }
+        if (back > front && least[window[front]] + 1 < best) {
+            best = least[window[front]] + 1;
+        }
+        /* The first piece, where it may be part of a token: any held stretch. */
+        least[i] = held >= i && !closed_start ? 1 : best;
+    }
+    if (closed_end) {
+        return least[length];
+    }
+    Py_ssize_t fewest = least[length - held]; /* the last piece: part of a token */
+    for (Py_ssize_t j = length - held + 1; j < length; j++) {
+        if (least[j] < fewest) {
+            fewest = least[j];
+        }
+    }
+    return 1 + fewest;
+}
+
+/* Room for the work of close_run on runs of up to `capacity` characters. */
+typedef struct {
+    Py_ssize_t capacity;
+    Py_ssize_t *least, *window;
+    RunMasks *masks;
+} RunScratch;
+
+/* Adds to `more` what the fewest pieces of the run of alphabet characters ending at
+ * data[end - 1] force beyond its cuts, for each vocabulary of `vocabularies` (a mask);
+ * 0, or -1 with MemoryError set. Only runs whose triples cut twice come here, so their
+ * start and their cuts are found again here rather than kept for every run. */
+static int
+close_run(const PairFloors *self, const unsigned char *data, Py_ssize_t size, Py_ssize_t end,
+          unsigned vocabularies, Py_ssize_t *more, RunScratch *scratch)
+{
+    Py_ssize_t start = end - 1;
+    while (start > 0 && self->places[data[start - 1]] != self->alphabet) {
+        start--;
+    }
+    Py_ssize_t length = end - start;
+    if (length + 1 > scratch->capacity) {
+        Py_ssize_t capacity = 2 * (length + 1);
+        Py_ssize_t *least = PyMem_Realloc(scratch->least, 2 * (size_t)capacity * sizeof *least);
+        if (least == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        scratch->least = least;
+        RunMasks *masks = PyMem_Realloc(scratch->masks, (size_t)capacity * sizeof *masks);
+        if (masks == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        scratch->masks = masks;
+        scratch->window = least + capacity;
+        scratch->capacity = capacity;
+    }
+    run_masks(self, data + start, length, scratch->masks);
+    /* The run's cuts, as the pass made them: gap g lies between run[g] and run[g + 1]. */
+    Py_ssize_t inside[8] = {0};
+    unsigned before = 0;
+    for (Py_ssize_t g = 0; g + 1 < length; g++) {
+        RunMasks m = scratch->masks[g + 2];
+        unsigned cut = m.unheld_pair | (m.unheld_triple & ~before & ~m.unheld_pair);
+        for (int v = 0; v < self->vocabularies; v++) {
+            inside[v] += cut >> v & 1;
+        }
+        before = cut;
+    }
+    /* The vocabularies with a known token boundary before and after the run: the text
+     * ends there, or a pair no token holds. */
+    unsigned closed_start =
+        start == 0 ? 0xFFu : self->by_pair[data[start - 1] | (unsigned)data[start] << 8].unheld;
+    unsigned closed_end =
+        end == size ? 0xFFu : self->by_pair[data[end - 1] | (unsigned)data[end] << 8].unheld;
+    for (int v = 0; v < self->vocabularies; v++) {
+        if (vocabularies >> v & 1) {
+            Py_ssize_t pieces = least_pieces(scratch->masks, length, v, closed_start >> v & 1,
+                                             closed_end >> v & 1, scratch->least, scratch->window);
+            if (pieces - 1 - inside[v] > 0) {
+                more[v] += pieces - 1 - inside[v];
+            }
+        }
+    }
+    return 0;
 }
 
 static PyObject *
@@ -576,26 +766,52 @@ floors_counts(PairFloors *self, PyObject *const *args, Py_ssize_t nargs)
     /* How many gaps had each mask, of unmerged pairs and of cuts, the bits summed once
      * at the end: most gaps have neither, and a branch skips them. */
     Py_ssize_t unmerged_masks[256] = {0}, cut_masks[256] = {0};
-    Py_ssize_t wide = self->alphabet + 1; /* the places, that outside the alphabet too */
-    int lead = -1;                        /* as in UnmergedPairs */
-    unsigned before = 0;                  /* the cuts of the gap before */
-    /* The places of the two bytes before the current one. */
-    Py_ssize_t second_last = self->alphabet, last = self->places[data[0]];
+    Py_ssize_t more[8] = {0}; /* boundaries the runs' fewest pieces force beyond cuts */
+    /* The vocabularies a triple cut in the current run, and those it cut twice or more
+     * (PIECES_AFTER in boundaries.py: the pieces are looked for after two). */
+    unsigned run_triples = 0, run_twice = 0;
+    RunScratch scratch = {0, NULL, NULL, NULL};
+    Py_ssize_t n = self->alphabet, wide = n + 1;
+    int lead = -1;       /* as in UnmergedPairs */
+    unsigned before = 0; /* the cuts of the gap before */
+    /* Where the triple ending at the current byte starts in the triple table: the
+     * places of the two bytes before it, read with the pair before. */
+    uint32_t base = (uint32_t)(n * wide + self->places[data[0]]) * (uint32_t)wide;
+    int failed = 0;
     for (Py_ssize_t i = 1; i < size; i++) {
         Py_ssize_t place = self->places[data[i]];
-        unsigned cut = self->pairs[data[i - 1] | (unsigned)data[i] << 8] |
-                       (self->triples[(second_last * wide + last) * wide + place] & ~before);
-        unsigned char unmerged = unmerged_mask(self->unmerged, data, i, &lead);
+        unsigned key = data[i - 1] | (unsigned)data[i] << 8;
+        unsigned paired = self->by_pair[key].unheld;
+        unsigned tripled = self->triples[base + place] & ~before & ~paired;
+        base = self->by_pair[key].base;
+        unsigned cut = paired | tripled;
+        unsigned char unmerged =
+            unmerged_mask(&self->by_pair[0].unmerged, sizeof *self->by_pair, data, i, &lead);
         if (cut | unmerged) {
             unmerged_masks[unmerged]++;
             cut_masks[cut]++;
+            run_twice |= tripled & run_triples;
+            run_triples |= tripled;
+        }
+        if (run_triples && place == n) { /* a run its triples cut ended before this byte */
+            if (run_twice && close_run(self, data, size, i, run_twice, more, &scratch) < 0) {
+                failed = 1;
+                break;
+            }
+            run_triples = run_twice = 0;
         }
         before = cut;
-        second_last = last;
-        last = place;
+    }
+    if (!failed && run_twice && close_run(self, data, size, size, run_twice, more, &scratch) < 0) {
+        failed = 1;
+    }
+    PyMem_Free(scratch.least);
+    PyMem_Free(scratch.masks);
+    if (failed) {
+        return NULL;
     }
     for (int v = 0; v < self->vocabularies; v++) {
-        Py_ssize_t pairs = 0, cuts = 0;
+        Py_ssize_t pairs = 0, cuts = more[v];
         for (int mask = 1; mask < 256; mask++) {
             if (mask >> v & 1) {
                 pairs += unmerged_masks[mask];
@@ -618,7 +834,8 @@ static PyType_Slot floors_slots[] = {
     {Py_tp_new, floors_new},
     {Py_tp_dealloc, floors_dealloc},
     {Py_tp_methods, floors_methods},
-    {Py_tp_doc, "PairFloors(unmerged, pairs, triples, places, vocabularies)\n\n"
+    {Py_tp_doc, "PairFloors(unmerged, pairs, triples, whole_pairs, whole_triples, places, "
+                "vocabularies)\n\n"
                 "The counts of ctxbudget.tokens.boundaries.reference_pair_floors."},
     {0, NULL},
 };

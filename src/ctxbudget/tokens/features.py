@@ -729,7 +729,8 @@ def _tables() -> _Tables:
 
 def _pair_floors(tables: Mapping[str, Any]) -> PairFloors:
     """The counter of ``pair_floors`` of ``FLOOR_VOCABULARIES``, from the tables' pairs
-    of ASCII tokens and bitmaps of the pairs and triples their tokens hold."""
+    of ASCII tokens, bitmaps of the pairs and triples their tokens hold and of their
+    tokens of three alphabet characters."""
     if tables["triple_alphabet"] != TRIPLE_ALPHABET.decode("ascii"):
         # The bitmaps are indexed by the alphabet they were written for.
         raise RuntimeError(
@@ -742,11 +743,18 @@ def _pair_floors(tables: Mapping[str, Any]) -> PairFloors:
         joined_pairs,
         [v in _SPLITS_CAMEL_CASE for v in FLOOR_VOCABULARIES],
     )
-    joined_triples = [base64.b64decode(tables["joined_triples"][v]) for v in FLOOR_VOCABULARIES]
-    pairs, triples = forced_boundary_tables(
-        joined_pairs, list(map(zlib.decompress, joined_triples))
+    forced = forced_boundary_tables(
+        joined_pairs,
+        [_bitmap(tables["joined_triples"][v]) for v in FLOOR_VOCABULARIES],
+        [tables["ascii_pair_tokens"][v] for v in FLOOR_VOCABULARIES],
+        [_bitmap(tables["whole_triples"][v]) for v in FLOOR_VOCABULARIES],
     )
-    return pair_floor_counter(unmerged, pairs, triples, len(FLOOR_VOCABULARIES))
+    return pair_floor_counter(unmerged, forced, len(FLOOR_VOCABULARIES))
+
+
+def _bitmap(packed: str) -> bytes:
+    """A bitmap of the tables, stored as the base64 of its zlib."""
+    return zlib.decompress(base64.b64decode(packed))
 
 
 def _two_by_two(pairs: str) -> frozenset[str]:
