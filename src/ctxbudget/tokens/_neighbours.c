@@ -400,16 +400,15 @@ unmerged_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
  * byte with the ASCII one; *lead: the last byte before data[i] that is no continuation
  * byte (-1: none yet), kept up to date. */
 static inline unsigned char
-unmerged_mask(const unsigned char *table, size_t stride, const unsigned char *data, Py_ssize_t i,
-              int *lead)
+unmerged_mask(const unsigned char *table, const unsigned char *data, Py_ssize_t i, int *lead)
 {
     unsigned before = data[i - 1], second = (unsigned)data[i] << 8;
-    unsigned char mask = table[(before | second) * stride];
+    unsigned char mask = table[before | second];
     if ((before & 0xC0) != 0x80) {
         *lead = (int)before;
     }
     else if (data[i] < 0x80 && *lead >= 0) {
-        mask |= table[((unsigned)*lead | second) * stride];
+        mask |= table[(unsigned)*lead | second];
     }
     return mask;
 }
@@ -429,7 +428,7 @@ unmerged_counts(UnmergedPairs *self, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t masks[256] = {0};
     int lead = -1; /* the last byte that is no continuation byte; -1: none yet */
     for (Py_ssize_t i = 1; i < size; i++) {
-        unsigned char mask = unmerged_mask(self->table, 1, data, i, &lead);
+        unsigned char mask = unmerged_mask(self->table, data, i, &lead);
         if (mask) {
             masks[mask]++;
         }
@@ -479,10 +478,14 @@ typedef struct {
     int alphabet;              /* the alphabet's size n: places 0..n-1, n outside it */
     /* Per pair of bytes (the first | the second << 8), read at once: */
     struct {
-        uint32_t base;          /* the places as the start of a triple: (a * (n+1) + b) * (n+1) */
+        uint16_t places;        /* its places as a pair of places: a * (n+1) + b */
         unsigned char unmerged; /* its mask in the unmerged table */
         unsigned char unheld;   /* the vocabularies none of whose tokens holds it */
     } *by_pair;
+    /* One bit per triple of places: set where some vocabulary holds it not (its mask in
+     * `triples` is not 0). Few triples of real text are, and the bits fit a cache that
+     * the masks do not. */
+    uint64_t *unheld_somewhere;
     unsigned char places[256]; /* each byte's place in the alphabet, or n */
     unsigned char *triples;    /* per triple of places ((a * (n+1) + b) * (n+1) + c) */
     unsigned char *whole_pairs;   /* per pair of places (a * (n+1) + b): a token */
@@ -560,8 +563,10 @@ floors_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     self->whole_pairs = widened(whole_pairs.buf, size, 2);
     self->whole_triples = widened(whole_triples.buf, size, 3);
     self->by_pair = PyMem_Malloc((size_t)(1 << 16) * sizeof *self->by_pair);
+    Py_ssize_t triples_wide = ((Py_ssize_t)size + 1) * (size + 1) * (size + 1);
+    self->unheld_somewhere = PyMem_Calloc((size_t)(triples_wide + 63) / 64, sizeof(uint64_t));
     if (self->triples == NULL || self->whole_pairs == NULL || self->whole_triples == NULL ||
-        self->by_pair == NULL) {
+        self->by_pair == NULL || self->unheld_somewhere == NULL) {
         Py_DECREF(self);
         PyErr_NoMemory();
         goto done;
@@ -573,10 +578,14 @@ floors_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         self->places[b] = place == 0xFF ? (unsigned char)size : place;
     }
     Py_ssize_t wide = (Py_ssize_t)size + 1;
+    for (Py_ssize_t t = 0; t < wide * wide * wide; t++) {
+        if (self->triples[t]) {
+            self->unheld_somewhere[t >> 6] |= (uint64_t)1 << (t & 63);
+        }
+    }
     for (unsigned key = 0; key < (1u << 16); key++) {
-        self->by_pair[key].base =
-            ((uint32_t)self->places[key & 0xFF] * (uint32_t)wide + self->places[key >> 8]) *
-            (uint32_t)wide;
+        self->by_pair[key].places =
+            (uint16_t)(self->places[key & 0xFF] * wide + self->places[key >> 8]);
         self->by_pair[key].unmerged = ((const unsigned char *)unmerged.buf)[key];
         self->by_pair[key].unheld = ((const unsigned char *)pairs.buf)[key];
     }
@@ -599,6 +608,7 @@ floors_dealloc(PairFloors *self)
     PyMem_Free(self->whole_pairs);
     PyMem_Free(self->whole_triples);
     PyMem_Free(self->by_pair);
+    PyMem_Free(self->unheld_somewhere);
     type->tp_free((PyObject *)self);
     Py_DECREF(type);
 }
@@ -772,21 +782,35 @@ floors_counts(PairFloors *self, PyObject *const *args, Py_ssize_t nargs)
     unsigned run_triples = 0, run_twice = 0;
     RunScratch scratch = {0, NULL, NULL, NULL};
     Py_ssize_t n = self->alphabet, wide = n + 1;
-    int lead = -1;       /* as in UnmergedPairs */
     unsigned before = 0; /* the cuts of the gap before */
-    /* Where the triple ending at the current byte starts in the triple table: the
-     * places of the two bytes before it, read with the pair before. */
-    uint32_t base = (uint32_t)(n * wide + self->places[data[0]]) * (uint32_t)wide;
+    /* The places of the two bytes before the current one, as a pair of places: read
+     * with the pair before. */
+    Py_ssize_t pair_places = n * wide + self->places[data[0]];
     int failed = 0;
     for (Py_ssize_t i = 1; i < size; i++) {
         Py_ssize_t place = self->places[data[i]];
         unsigned key = data[i - 1] | (unsigned)data[i] << 8;
         unsigned paired = self->by_pair[key].unheld;
-        unsigned tripled = self->triples[base + place] & ~before & ~paired;
-        base = self->by_pair[key].base;
+        Py_ssize_t triple = pair_places * wide + place;
+        unsigned tripled = 0;
+        if (self->unheld_somewhere[triple >> 6] >> (triple & 63) & 1) {
+            tripled = self->triples[triple] & ~before & ~paired;
+        }
+        pair_places = self->by_pair[key].places;
         unsigned cut = paired | tripled;
-        unsigned char unmerged =
-            unmerged_mask(&self->by_pair[0].unmerged, sizeof *self->by_pair, data, i, &lead);
+        unsigned char unmerged = self->by_pair[key].unmerged;
+        if (data[i - 1] >= 0x80 && data[i] < 0x80) {
+            /* A character of several bytes may end before this ASCII one: the rule of
+             * UnmergedPairs reads its lead byte too, the last byte before that is no
+             * continuation byte (looked for here, where its loop keeps it a byte). */
+            Py_ssize_t j = i - 1;
+            while (j > 0 && (data[j] & 0xC0) == 0x80) {
+                j--;
+            }
+            if ((data[j] & 0xC0) != 0x80) {
+                unmerged |= self->by_pair[data[j] | (unsigned)data[i] << 8].unmerged;
+            }
+        }
         if (cut | unmerged) {
             unmerged_masks[unmerged]++;
             cut_masks[cut]++;
