@@ -271,3 +271,20 @@ def test_an_install_without_the_extension_is_told_so(monkeypatch: pytest.MonkeyP
     with pytest.warns(RuntimeWarning, match="without its C extension"):
         counter = neighbours.unmerged_pairs_counter(neighbours.unmerged_pair_table(["ab"]), 1)
     assert counter(b"ba") == (1,)
+
+
+@given(st.binary(max_size=300), st.binary(min_size=256, max_size=256), st.integers(0, 255))
+def test_compiled_class_counts_equal_the_definition(
+    data: bytes, table: bytes, classes: int
+) -> None:
+    """``class_counts`` counts each class of a byte table in one pass as its definition
+    (a translation, then a count per class) does, for any bytes, table and classes."""
+    assert neighbours.class_counts is not neighbours.reference_class_counts  # compiled
+    expected = neighbours.reference_class_counts(data, table, classes)
+    assert neighbours.class_counts(data, table, classes) == expected
+
+
+def test_class_counts_refuse_a_table_of_the_wrong_size() -> None:
+    """A table is one class per byte value: 256 bytes, or a clear error."""
+    with pytest.raises(ValueError, match="table of 256 classes"):
+        neighbours.class_counts(b"abc", b"short", 1)

@@ -1559,6 +1559,55 @@ periodic_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return runs;
 }
 
+/* class_counts(data, table, classes): how many bytes of data the table puts in each
+ * class 1..classes (`reference_class_counts` in neighbours.py). Four sets of counters,
+ * a byte each in turn, so that a run of one class does not wait on its own count. */
+static PyObject *
+class_counts(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyBytes_Check(args[0]) || !PyBytes_Check(args[1]) ||
+        !PyLong_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "class_counts(data: bytes, table: bytes, classes: int)");
+        return NULL;
+    }
+    Py_ssize_t classes = PyLong_AsSsize_t(args[2]);
+    if (classes == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (PyBytes_GET_SIZE(args[1]) != 256 || classes < 0 || classes > 255) {
+        PyErr_SetString(PyExc_ValueError, "class_counts takes a table of 256 classes and 0-255");
+        return NULL;
+    }
+    const unsigned char *table = (const unsigned char *)PyBytes_AS_STRING(args[1]);
+    const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    Py_ssize_t size = PyBytes_GET_SIZE(args[0]);
+    Py_ssize_t counts[4][256] = {{0}};
+    Py_ssize_t i = 0;
+    for (; i + 4 <= size; i += 4) {
+        counts[0][table[data[i]]]++;
+        counts[1][table[data[i + 1]]]++;
+        counts[2][table[data[i + 2]]]++;
+        counts[3][table[data[i + 3]]]++;
+    }
+    for (; i < size; i++) {
+        counts[0][table[data[i]]]++;
+    }
+    PyObject *result = PyTuple_New(classes);
+    if (result == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t k = 1; k <= classes; k++) {
+        PyObject *count =
+            PyLong_FromSsize_t(counts[0][k] + counts[1][k] + counts[2][k] + counts[3][k]);
+        if (count == NULL) {
+            Py_DECREF(result);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(result, k - 1, count);
+    }
+    return result;
+}
+
 /* Every maximal run of one byte at least as long as `shortest[byte]` (a table of 256
  * lengths, 0 for a byte whose runs are not looked for), as (start, 1, length). Such a
  * run holds, at the least, `least - 1` positions in a row whose byte equals the one
@@ -1620,6 +1669,9 @@ static PyMethodDef module_methods[] = {
     {"periodic_runs", (PyCFunction)(void (*)(void))periodic_runs, METH_FASTCALL,
      "periodic_runs(data, shortest, longest, units) -> list\n\n"
      "ctxbudget.tokens.repeats.reference_periodic_runs, in one pass."},
+    {"class_counts", (PyCFunction)(void (*)(void))class_counts, METH_FASTCALL,
+     "class_counts(data, table, classes) -> tuple\n\n"
+     "ctxbudget.tokens.neighbours.reference_class_counts, in one pass."},
     {"byte_runs", (PyCFunction)(void (*)(void))byte_runs, METH_FASTCALL,
      "byte_runs(data, shortest) -> list\n\n"
      "ctxbudget.tokens.repeats.reference_byte_runs, in one pass."},

@@ -5,26 +5,33 @@ A byte-level BPE's tokens concatenate to the text, and each is one of its vocabu
 byte strings. So where no token holds two adjacent bytes, every split cuts between
 them; and where no token holds three adjacent bytes (``TRIPLE_ALPHABET`` characters
 only: letters, digits and the marks of base64), every split cuts between the first and
-the second or between the second and the third. The fewest cuts meeting every such
-pair and triple, plus one, is a count the vocabulary never goes below, on any text:
-not a rule of thumb about real text, as the ASCII pairs of ``pair_floors`` are
+the second or between the second and the third. Inside a run of such characters, a
+piece between two cuts is itself a token: one character, a pair or a triple that is a
+token, or four characters or more whose pairs and triples tokens hold; only the run's
+first and last pieces may be parts of tokens reaching past it. The fewest cuts all that
+allows, plus one, is a count the vocabulary never goes below, on any text: not a rule
+of thumb about real text, as the ASCII pairs of ``pair_floors`` are
 (``ctxbudget.tokens.features``). One exception, on the safe side: the literal text of a
 special token its tokenizer matches whole (DeepSeek V4's ``<｜end▁of▁sentence｜>``, one
 token to its Hugging Face tokenizer) is not among the tokens the tables are read from,
-so it is counted as the pieces it is written in. Random letters and base64, where a linear price of
-letters falls short (``"1FzfBUCUWIwyCQFlPqsB"``: 14 cl100k tokens, 9-11 for the
-profiles' weights), are mostly triples no vocabulary learned: 12 of those 14 are forced.
+so it is counted as the pieces it is written in.
 
-The fewest cuts are found in one pass: a pair no token holds is a cut, and a triple no
-token holds that neither its first gap nor its second (a cut already) meets gets a cut
-at its second gap, the rightmost choice, which meets the most triples still to come
-(the greedy choice for points meeting intervals, which is optimal).
-``reference_forced_boundaries`` defines the counts, and ``reference_pair_floors`` the
-floors of ``pair_floors``: the larger of those and the unmerged pairs' rule of thumb. The
-C extension (``ctxbudget.tokens._neighbours``, ``PairFloors``) computes the floors in one
-pass of table lookups over the bytes, reading both rules at once (a third less time than a
-pass each), and the test suite holds it to the reference on arbitrary text
-(``tests/tokens/test_boundaries.py``).
+Random letters and base64, where a linear price of letters falls short, are mostly
+triples no vocabulary learned, and pairs that are no token:
+``"1FzfBUCUWIwyCQFlPqsB"`` is 14 cl100k tokens, 9-11 by the profiles' weights, 12 by
+its triples' cuts and 13 by its fewest pieces.
+
+The cuts are found in one pass: a pair no token holds is a cut, and a triple no token
+holds that neither its first gap nor its second (a cut already) meets gets a cut at its
+second gap, the rightmost choice, which meets the most triples still to come (the
+greedy choice for points meeting intervals, which is optimal). Where a run's triples
+cut it twice or more (``PIECES_AFTER``), its fewest pieces are counted by dynamic
+programming over the run (``_least_pieces``). ``reference_forced_boundaries`` defines
+the counts, and ``reference_pair_floors`` the floors of ``pair_floors``: the larger of
+those and the unmerged pairs' rule of thumb. The C extension
+(``ctxbudget.tokens._neighbours``, ``PairFloors``) computes the floors in one pass of
+table lookups over the bytes, reading both rules at once, and the test suite holds it to
+the reference on arbitrary text (``tests/tokens/test_boundaries.py``).
 """
 
 from __future__ import annotations

@@ -70,6 +70,7 @@ from ctxbudget.tokens.neighbours import (
     NEIGHBOUR_NAMES,
     PIECE,
     byte_span,
+    class_counts,
     neighbour_counts,
     unmerged_pair_table,
 )
@@ -438,9 +439,17 @@ _LEAD_CLASSES: Final = {
 }
 
 
-_LEAD_CLASS_TABLE: Final = bytes(ord(_LEAD_CLASSES.get(b, ".")) for b in range(256))
-# One byte value per class that is only counted (``bytes.count`` on one translation
-# costs less than a deleting translation per class).
+_LEAD_CLASS_LETTERS: Final = "hklc234gf"
+"""The classes of lead bytes that ``_piece_features`` counts, in the order of
+``class_counts``' counts."""
+# Each non-ASCII byte's class as its place in ``_LEAD_CLASS_LETTERS`` plus one (0: none).
+_LEAD_CLASS_PLACES: Final = bytes(
+    _LEAD_CLASS_LETTERS.index(_LEAD_CLASSES[b]) + 1
+    if b in _LEAD_CLASSES and _LEAD_CLASSES[b] in _LEAD_CLASS_LETTERS
+    else 0
+    for b in range(256)
+)
+# One byte value per kind of ASCII character that is only counted (``class_counts``).
 _KIND_DIGIT, _KIND_PUNCTUATION, _KIND_QUOTE, _KIND_CONTROL = b"d", b"p", b"q", b"c"
 _KIND_UPPER, _KIND_NEWLINE, _KIND_TAB, _KIND_CARRIAGE_RETURN = b"U", b"n", b"t", b"\r"
 
@@ -461,8 +470,20 @@ def _kind(b: int) -> bytes:
     return b"."
 
 
-_KIND_TABLE: Final = b"".join(_kind(b) for b in range(256))
-_NO_KIND: Final = bytes(b for b in range(256) if _kind(b) == b".")
+_KINDS: Final = (
+    _KIND_DIGIT,
+    _KIND_QUOTE,
+    _KIND_PUNCTUATION,
+    _KIND_CONTROL,
+    _KIND_UPPER,
+    _KIND_NEWLINE,
+    _KIND_TAB,
+    _KIND_CARRIAGE_RETURN,
+)
+# Each byte's kind as its place in ``_KINDS`` plus one (0: none), for ``class_counts``.
+_KIND_CLASSES: Final = bytes(
+    _KINDS.index(_kind(b)) + 1 if _kind(b) in _KINDS else 0 for b in range(256)
+)
 # A character of U+0080-U+1FFF and the ASCII letter after it.
 _LETTER_JOINS: Final = re.compile("[\x80-\u1fff][A-Za-z]")
 # The vocabularies of the ``extra_tokens_*`` features, in ``FEATURE_NAMES`` order.
@@ -865,10 +886,11 @@ def pair_floors(text: str, encoded: bytes | None = None) -> tuple[int, ...]:
       ``"{O" * n``, ``"ó\\t" * n``) is mostly such boundaries;
     * its forced boundaries (``ctxbudget.tokens.boundaries``): one more than the fewest
       cuts that meet every pair of bytes and every triple of letters, digits and marks
-      of base64 that no token of it holds, which no split into its tokens avoids, on
-      any text. Random letters and base64 are mostly such triples
-      (``"1FzfBUCUWIwyCQFlPqsB"``: 12 forced of 14 cl100k tokens, where the pairs showed
-      8).
+      of base64 that no token of it holds, and that leave, inside a run of those, only
+      pieces that can be its tokens; no split into its tokens has fewer, on any text.
+      Random letters and base64 are mostly such triples and pieces
+      (``"1FzfBUCUWIwyCQFlPqsB"``: 13 forced of 14 cl100k tokens, where the pairs
+      showed 8).
 
     A vocabulary whose tokenizer puts text in normal form C first (Qwen's) has the
     floors of the composed text. ``encoded``: the text's UTF-8 bytes (surrogates
@@ -1029,19 +1051,22 @@ def _piece_features(
     ) = tables.word_counts(spelled, bool(case_switches or n[_UPPER_PAIRS_BEFORE_LOWER]))
     # Classes only counted are counted on one translation, in one byte value each,
     # without the characters of no such class (most of them), so each count is short.
-    kinds = data.translate(_KIND_TABLE, _NO_KIND)
+    (
+        digit_count,
+        quotes,
+        punctuation_only,
+        controls,
+        upper_count,
+        newline_count,
+        tab_count,
+        carriage_returns,
+    ) = class_counts(data, _KIND_CLASSES, len(_KINDS))
     joiners = n[_WORD_JOINERS]
     directives = len(_DIRECTIVE.findall(data, 0 if line_start else 1)) if b"#" in data else 0
-    digit_count = kinds.count(_KIND_DIGIT)
-    quotes = kinds.count(_KIND_QUOTE)
     endings = _CONTRACTION.findall(data) if b"'" in data else []
-    controls = kinds.count(_KIND_CONTROL)
-    punctuation_count = kinds.count(_KIND_PUNCTUATION) + quotes + controls
+    punctuation_count = punctuation_only + quotes + controls
     pair_count = n[_PUNCTUATION_PAIRS]
     changes = n[_PUNCTUATION_CHANGES]
-    newline_count = kinds.count(_KIND_NEWLINE)
-    tab_count = kinds.count(_KIND_TAB)
-    carriage_returns = kinds.count(_KIND_CARRIAGE_RETURN)
     crlf = data.count(b"\r\n") if carriage_returns else 0
     double_space_count = n[_SPACE_PAIRS]
     quote_repeats = n[_QUOTE_PAIRS]
@@ -1065,7 +1090,7 @@ def _piece_features(
         upper_case_tokens,
         one_letter_words - one_letter_in,
         title_case_letters,
-        kinds.count(_KIND_UPPER),
+        upper_count,
         rare_letters - rare_in,
         consonant_triples,
         case_switches,
@@ -1124,23 +1149,26 @@ def _piece_features(
             *_NO_SCRIPTS,
         )
     non_ascii = full.translate(None, _ASCII).decode("utf-8", "surrogatepass")
-    classes = data.translate(_LEAD_CLASS_TABLE, _ASCII)  # one letter per non-ASCII character
-    han = classes.count(b"h")
+    (
+        han,
+        kana,  # lead byte E3, which starts every CJK punctuation mark
+        latin_extended,
+        greek_cyrillic,
+        other_two_byte,
+        other_three_byte,
+        astral,
+        hangul,
+        compatibility_or_fullwidth,
+    ) = class_counts(data, _LEAD_CLASS_PLACES, len(_LEAD_CLASS_LETTERS))
     # The frequent ones plus every character outside U+4000-U+9FFF (``han`` counts those inside).
     frequent = (
         _matched(tables.han_frequent_or_not_han, non_ascii) - len(non_ascii) + han if han else 0
     )
     rare = _matched(tables.han_rare, non_ascii) if han else 0
-    kana = classes.count(b"k")  # lead byte E3, which starts every CJK punctuation mark
     cjk_punctuation = full.count(_CJK_PUNCTUATION_PREFIX) if kana else 0
-    latin_extended = classes.count(b"l")
     no_break_repeats = (
         _far_repeats(_NO_BREAK_SPACES, text, non_ascii) if "\xa0\xa0" in non_ascii else 0
     )
-    greek_cyrillic = classes.count(b"c")
-    other_two_byte = classes.count(b"2")
-    other_three_byte = classes.count(b"3")
-    astral = classes.count(b"4")
     mergeable = _matched(tables.repeat_mergeable, non_ascii) if other_three_byte else 0
     far_repeats = _far_repeats(tables.repeat_far, text, non_ascii) if mergeable else 0
     # One byte per character: the lead bytes E0 and E1 are U+0800-U+1FFF.
@@ -1179,8 +1207,8 @@ def _piece_features(
         *(_han_extra_tokens(tables.own_han_costs, non_ascii) if han else _NO_HAN_EXTRA_TOKENS),
         han - n[_HAN_LEAD_PAIRS],
         kana - cjk_punctuation,
-        classes.count(b"g"),
-        cjk_punctuation + classes.count(b"f"),
+        hangul,
+        cjk_punctuation + compatibility_or_fullwidth,
         latin_extended - no_break_repeats,
         greek_cyrillic,
         _greek_cyrillic_uppercase(full) if greek_cyrillic else 0,

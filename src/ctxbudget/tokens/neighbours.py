@@ -17,8 +17,11 @@ which reads each byte once: two table lookups and an AND a pair of bytes, eleven
 as fast as the thirty-odd passes of the reference on the dev corpus (6.9 ms against 79
 ms). Else it is ``reference_counts``, and a ``RuntimeWarning`` says the counts are slower.
 The same extension counts the pairs of ``unmerged_pairs_counter`` (the pair floors of
-``ctxbudget.tokens.features.pair_floors``, over the UTF-8 bytes as they are) and the
-words of ``ctxbudget.tokens.words``. The test suite holds the two to the same
+``ctxbudget.tokens.features.pair_floors``, over the UTF-8 bytes as they are), the
+words of ``ctxbudget.tokens.words`` and the bytes of each class of a table
+(``class_counts``: the kinds of character the features only count, in one pass where
+its definition translates the bytes and counts each class apart; 10.3 ms of counting
+over the dev corpus became one pass). The test suite holds the two to the same
 tuple on arbitrary text (``tests/tokens/test_neighbours.py``); the C code reads its
 classes from the tables built here (``FLAG_TABLE``, ``MORE_FLAG_TABLE``,
 ``LEAD_FLAG_TABLE``), so a class is defined once.
@@ -42,13 +45,16 @@ __all__ = [
     "CONTROLS",
     "NEIGHBOUR_NAMES",
     "PIECE",
+    "ClassCounts",
     "Counts",
     "UnmergedPairs",
     "byte_span",
+    "class_counts",
     "compiled_counts",
     "compiled_extension",
     "joined_pair_bitmap",
     "neighbour_counts",
+    "reference_class_counts",
     "reference_counts",
     "reference_unmerged_pairs",
     "unmerged_pair_table",
@@ -632,6 +638,29 @@ def _compiled() -> Counts | None:
     counts: Counts = extension.Neighbours(FLAG_TABLE, MORE_FLAG_TABLE, LEAD_FLAG_TABLE).counts
     return counts
 
+
+def reference_class_counts(data: bytes, table: bytes, classes: int) -> tuple[int, ...]:
+    """How many bytes of ``data`` ``table`` (256 bytes: each byte value's class, 0 for
+    none) puts in each of the classes 1 to ``classes``."""
+    classified = data.translate(table)
+    return tuple(classified.count(k) for k in range(1, classes + 1))
+
+
+ClassCounts = Callable[[bytes, bytes, int], tuple[int, ...]]
+"""A function of ``data``, ``table`` and ``classes`` to ``reference_class_counts``'."""
+
+
+def _compiled_class_counts() -> ClassCounts | None:
+    extension = compiled_extension(warn=False)  # the neighbour counts warn
+    if extension is None:
+        return None
+    counts: ClassCounts = extension.class_counts
+    return counts
+
+
+class_counts: Final[ClassCounts] = _compiled_class_counts() or reference_class_counts
+"""``reference_class_counts``, computed by the C extension where it is built (one pass,
+where the definition translates the bytes and counts each class apart)."""
 
 compiled_counts: Final = _compiled()
 """The C extension's counts (the same as ``reference_counts``), or None where the
