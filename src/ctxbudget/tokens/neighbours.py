@@ -21,10 +21,10 @@ The same extension counts the pairs of ``unmerged_pairs_counter`` (the pair floo
 words of ``ctxbudget.tokens.words`` and the bytes of each class of a table
 (``class_counts``: the kinds of character the features only count, in one pass where
 its definition translates the bytes and counts each class apart: the ASCII kinds of the
-dev corpus in 3.6 ms, where the translation and eight counts took 19.2). The test suite holds the two to the same
-tuple on arbitrary text (``tests/tokens/test_neighbours.py``); the C code reads its
-classes from the tables built here (``FLAG_TABLE``, ``MORE_FLAG_TABLE``,
-``LEAD_FLAG_TABLE``), so a class is defined once.
+dev corpus in 3.6 ms, where the translation and eight counts took 19.2). The test suite
+holds the two to the same tuple on arbitrary text (``tests/tokens/test_neighbours.py``);
+the C code reads its classes from the tables built here (``FLAG_TABLE``,
+``MORE_FLAG_TABLE``, ``LEAD_FLAG_TABLE``), so a class is defined once.
 """
 
 from __future__ import annotations
