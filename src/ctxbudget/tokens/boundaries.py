@@ -49,6 +49,7 @@ from typing import Final
 from ctxbudget.tokens.neighbours import compiled_extension, reference_unmerged_pairs
 
 __all__ = [
+    "PIECES_AFTER",
     "TRIPLES",
     "TRIPLE_ALPHABET",
     "ForcedTables",
