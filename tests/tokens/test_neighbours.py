@@ -288,3 +288,32 @@ def test_class_counts_refuse_a_table_of_the_wrong_size() -> None:
     """A table is one class per byte value: 256 bytes, or a clear error."""
     with pytest.raises(ValueError, match="table of 256 classes"):
         neighbours.class_counts(b"abc", b"short", 1)
+
+
+@given(
+    st.text(max_size=200).map(lambda text: text.encode("utf-8", "surrogatepass")),
+    st.integers(0x800, 0xF000),
+    st.binary(max_size=4000).map(lambda table: table[: len(table) // 2 * 2]),
+    st.integers(0, 12),
+)
+def test_compiled_range_class_counts_equal_the_definition(
+    data: bytes, first: int, table: bytes, bits: int
+) -> None:
+    """``range_class_counts`` counts the characters of each bit of a table of code
+    points in one pass over UTF-8 as its definition (decoded, counted per character)
+    does, for any text, table and bits."""
+    assert neighbours.range_class_counts is not neighbours.reference_range_class_counts
+    expected = neighbours.reference_range_class_counts(data, first, table, bits)
+    assert neighbours.range_class_counts(data, first, table, bits) == expected
+
+
+def test_range_class_counts_count_the_ideographs_of_each_class() -> None:
+    """Worked example: a table of U+4E00-U+4E02 with masks 1, 2 and 3 counts "一" (1),
+    "丁" (2) and "丂" (3) in a text with letters, kana and an emoji around them; a table
+    of the wrong shape is a clear error."""
+    table = bytes([1, 0, 2, 0, 3, 0])  # 16-bit little-endian masks
+    text = "a一一丁かb丂😀".encode()
+    assert neighbours.range_class_counts(text, 0x4E00, table, 2) == (3, 2)
+    assert neighbours.reference_range_class_counts(text, 0x4E00, table, 2) == (3, 2)
+    with pytest.raises(ValueError, match="16-bit masks"):
+        neighbours.range_class_counts(text, 0x4E00, b"odd", 2)

@@ -1559,6 +1559,72 @@ periodic_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return runs;
 }
 
+/* range_class_counts(data, first, table, bits): over the characters of U+0800-U+FFFF in
+ * data (UTF-8) from code point `first` on, one 16-bit little-endian mask each in
+ * `table`, how many have each of the low `bits` bits set
+ * (`reference_range_class_counts` in neighbours.py). */
+static PyObject *
+range_class_counts(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4 || !PyBytes_Check(args[0]) || !PyLong_Check(args[1]) ||
+        !PyBytes_Check(args[2]) || !PyLong_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "range_class_counts(data: bytes, first: int, table: bytes, bits: int)");
+        return NULL;
+    }
+    Py_ssize_t first = PyLong_AsSsize_t(args[1]);
+    Py_ssize_t bits = PyLong_AsSsize_t(args[3]);
+    if ((first == -1 || bits == -1) && PyErr_Occurred()) {
+        return NULL;
+    }
+    Py_ssize_t entries = PyBytes_GET_SIZE(args[2]) / 2;
+    if (PyBytes_GET_SIZE(args[2]) % 2 || first < 0x800 || first + entries > 0x10000 || bits < 0 ||
+        bits > 12) {
+        PyErr_SetString(PyExc_ValueError,
+                        "range_class_counts takes a table of 16-bit masks of code points of "
+                        "U+0800-U+FFFF and 0-12 bits");
+        return NULL;
+    }
+    const unsigned char *table = (const unsigned char *)PyBytes_AS_STRING(args[2]);
+    const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    Py_ssize_t size = PyBytes_GET_SIZE(args[0]);
+    /* How many characters had each mask, the bits summed once at the end. */
+    Py_ssize_t masks[1 << 12] = {0};
+    unsigned keep = (1u << bits) - 1;
+    for (Py_ssize_t i = 0; i + 2 < size; i++) {
+        if ((data[i] & 0xF0) != 0xE0 || (data[i + 1] & 0xC0) != 0x80 ||
+            (data[i + 2] & 0xC0) != 0x80) {
+            continue;
+        }
+        Py_ssize_t code = (Py_ssize_t)(data[i] & 0x0F) << 12 | (data[i + 1] & 0x3F) << 6 |
+                          (data[i + 2] & 0x3F);
+        i += 2;
+        if (code >= first && code < first + entries) {
+            unsigned mask = (table[2 * (code - first)] | (unsigned)table[2 * (code - first) + 1] << 8) & keep;
+            masks[mask]++;
+        }
+    }
+    PyObject *result = PyTuple_New(bits);
+    if (result == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t b = 0; b < bits; b++) {
+        Py_ssize_t total = 0;
+        for (unsigned mask = 1; mask <= keep; mask++) {
+            if (mask >> b & 1) {
+                total += masks[mask];
+            }
+        }
+        PyObject *count = PyLong_FromSsize_t(total);
+        if (count == NULL) {
+            Py_DECREF(result);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(result, b, count);
+    }
+    return result;
+}
+
 /* class_counts(data, table, classes): how many bytes of data the table puts in each
  * class 1..classes (`reference_class_counts` in neighbours.py). Four sets of counters,
  * a byte each in turn, so that a run of one class does not wait on its own count. */
@@ -1669,6 +1735,9 @@ static PyMethodDef module_methods[] = {
     {"periodic_runs", (PyCFunction)(void (*)(void))periodic_runs, METH_FASTCALL,
      "periodic_runs(data, shortest, longest, units) -> list\n\n"
      "ctxbudget.tokens.repeats.reference_periodic_runs, in one pass."},
+    {"range_class_counts", (PyCFunction)(void (*)(void))range_class_counts, METH_FASTCALL,
+     "range_class_counts(data, first, table, bits) -> tuple\n\n"
+     "ctxbudget.tokens.neighbours.reference_range_class_counts, in one pass."},
     {"class_counts", (PyCFunction)(void (*)(void))class_counts, METH_FASTCALL,
      "class_counts(data, table, classes) -> tuple\n\n"
      "ctxbudget.tokens.neighbours.reference_class_counts, in one pass."},

@@ -72,6 +72,7 @@ from ctxbudget.tokens.neighbours import (
     byte_span,
     class_counts,
     neighbour_counts,
+    range_class_counts,
     unmerged_pair_table,
 )
 from ctxbudget.tokens.repeats import UNITS, RepeatedUnit, repeated_units, shortest_runs
@@ -491,7 +492,7 @@ _VOCABULARY_COSTS: Final = ("cl100k", "o200k", "deepseek_v4", "qwen3")
 _NO_EXTRA_TOKENS: Final = (0,) * len(_VOCABULARY_COSTS)
 # The vocabularies whose Han costs are features of their own (cl100k's are the classes).
 _HAN_COST_VOCABULARIES: Final = ("o200k", "deepseek_v4", "qwen3")
-_NO_HAN_EXTRA_TOKENS: Final = (0,) * len(_HAN_COST_VOCABULARIES)
+_NO_HAN_CLASSES: Final = (0,) * (3 + 2 * len(_HAN_COST_VOCABULARIES))
 FLOOR_VOCABULARIES: Final = _VOCABULARY_COSTS
 """The vocabularies ``pair_floors`` bounds, in its order (``cl100k`` is cl100k_base,
 ``o200k`` o200k_base, ``deepseek_v4`` DeepSeek V4's, ``qwen3`` Qwen 3's)."""
@@ -549,7 +550,6 @@ _UPPER_GREEK_CYRILLIC_SECOND: Final = bytes(1 if 0x80 <= b <= 0xAF else 0 for b 
 
 _HAN_FIRST, _HAN_LAST = 0x4000, 0x9FFF  # the code points of lead bytes E4-E9
 _EMOJI_PLANE_FIRST, _EMOJI_PLANE_LAST = 0x1F000, 0x1FFFF
-_NOT_HAN: Final = "\\x00-\\u3fff\\ua000-\\U0010ffff"  # a class of all but those
 _PIECE: Final = PIECE  # longer texts are cut after a newline, which no feature spans
 
 
@@ -562,21 +562,14 @@ class _Tables:
     word_counts: WordCounts
     # The common-word table, for ``repeated_units``.
     common_words: frozenset[bytes]
-    # The frequent Han characters, or any character outside U+4000-U+9FFF: runs of it
-    # are cut only by other Han characters, so far fewer matches than of the frequent
-    # ones alone (each match costs more than scanning many characters).
-    han_frequent_or_not_han: re.Pattern[str]
-    han_rare: re.Pattern[str]
-    han_beyond_everyday: re.Pattern[str]
+    # Per ideograph of U+4000-U+9FFF, a 16-bit mask of its classes (``_han_classes``).
+    han_classes: bytes
     costs_two: re.Pattern[str]
     # Either class (the two are disjoint): most texts hold neither, found in one pass.
     costs_two_or_three: re.Pattern[str]
     # Per vocabulary (``_VOCABULARY_COSTS`` order): its characters of cost 2 or 3, and
     # those of cost 3.
     own_costs: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...]
-    # Per vocabulary of ``_HAN_COST_VOCABULARIES``: runs of its one-token ideographs or of
-    # any character outside U+4000-U+9FFF, and its ideographs of three tokens or more.
-    own_han_costs: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...]
     emoji_plane_costs_three: re.Pattern[str]
     repeat_mergeable: re.Pattern[str]
     # A character of ``repeat_far`` and its repeats, as one match.
@@ -664,19 +657,39 @@ _NON_RUSSIAN_WORDS: Final = re.compile(
 )
 
 
-def _beyond(everyday: str) -> re.Pattern[str]:
-    """The characters the Han count counts (lead bytes E4-E9: U+4000-U+9FFF) outside
-    ``everyday`` (which holds only such characters): rare in text, so a pattern of them
-    scans with few matches, where one of ``everyday`` matches nearly every character."""
-    kept = set(map(ord, everyday))
-    beyond = [c for c in range(_HAN_FIRST, _HAN_LAST + 1) if c not in kept]
-    ranges: list[list[int]] = []
-    for c in beyond:
-        if ranges and ranges[-1][1] == c - 1:
-            ranges[-1][1] = c
-        else:
-            ranges.append([c, c])
-    return _class_of_ranges(ranges)
+_HAN_ONE, _HAN_THREE, _HAN_BEYOND_EVERYDAY = 0, 1, 2
+"""Bits of ``han_classes``: an ideograph cl100k keeps whole, one it spends three tokens
+or more on, and one outside the everyday set DeepSeek V4 and Qwen keep whole; then, per
+vocabulary of ``_HAN_COST_VOCABULARIES``, one it keeps whole (from ``_HAN_OWN_ONE``) and
+one it spends three or more on (from ``_HAN_OWN_THREE``)."""
+_HAN_OWN_ONE: Final = 3
+_HAN_OWN_THREE: Final = _HAN_OWN_ONE + len(_HAN_COST_VOCABULARIES)
+_HAN_CLASS_BITS: Final = _HAN_OWN_THREE + len(_HAN_COST_VOCABULARIES)
+
+
+def _han_classes(tables: Mapping[str, Any]) -> bytes:
+    """Per code point of U+4000-U+9FFF (the characters the Han count counts: lead bytes
+    E4-E9), a 16-bit little-endian mask of its classes (``_HAN_ONE`` and the rest), which
+    ``range_class_counts`` counts in one pass."""
+    masks = [0] * (_HAN_LAST - _HAN_FIRST + 1)
+
+    def mark(members: str, bit: int) -> None:
+        for character in members:
+            masks[ord(character) - _HAN_FIRST] |= 1 << bit
+
+    mark(tables["han_one_token"], _HAN_ONE)
+    mark(tables["han_three_tokens"], _HAN_THREE)
+    everyday = set(tables["han_everyday"])
+    mark(
+        "".join(map(chr, range(_HAN_FIRST, _HAN_LAST + 1))).translate(
+            dict.fromkeys(map(ord, everyday))
+        ),
+        _HAN_BEYOND_EVERYDAY,
+    )
+    for place, name in enumerate(_HAN_COST_VOCABULARIES):
+        mark(tables["own_han_costs"][name]["one"], _HAN_OWN_ONE + place)
+        mark(tables["own_han_costs"][name]["three"], _HAN_OWN_THREE + place)
+    return b"".join(mask.to_bytes(2, "little") for mask in masks)
 
 
 @functools.cache
@@ -693,9 +706,7 @@ def _tables() -> _Tables:
         ),
         common_words=frozenset(word.encode() for word in tables["common_words"]),
         contraction_endings=_contraction_endings(tables["common_words"]),
-        han_frequent_or_not_han=re.compile("[" + tables["han_one_token"] + _NOT_HAN + "]+"),
-        han_rare=_sparse_runs(tables["han_three_tokens"]),
-        han_beyond_everyday=_beyond(tables["han_everyday"]),
+        han_classes=_han_classes(tables),
         costs_two=_class_of_ranges(tables["costs_two"]),
         costs_two_or_three=_class_of_ranges(tables["costs_two"] + tables["costs_three"]),
         own_costs=tuple(
@@ -706,13 +717,6 @@ def _tables() -> _Tables:
                 _class_of_ranges(tables["own_costs"][name]["three"]),
             )
             for name in _VOCABULARY_COSTS
-        ),
-        own_han_costs=tuple(
-            (
-                re.compile("[" + tables["own_han_costs"][name]["one"] + _NOT_HAN + "]+"),
-                _sparse_runs(tables["own_han_costs"][name]["three"]),
-            )
-            for name in _HAN_COST_VOCABULARIES
         ),
         emoji_plane_costs_three=_class_of_ranges(tables["emoji_plane_costs_three"]),
         repeat_mergeable=_class_of_ranges(tables["repeat_mergeable"]),
@@ -963,11 +967,14 @@ def _alone_cost(tables: _Tables, vocabulary: int, character: str) -> int | None:
 def _han_cost(tables: _Tables, vocabulary: str, ideograph: str) -> int:
     """What ``vocabulary`` spends on an ideograph of U+4E00-U+9FFF alone: one token,
     three or two (cl100k's classes are the Han features', the others' their own)."""
+    key = 2 * (ord(ideograph) - _HAN_FIRST)
+    mask = int.from_bytes(tables.han_classes[key : key + 2], "little")
     if vocabulary in _HAN_COST_VOCABULARIES:
-        one, three = tables.own_han_costs[_HAN_COST_VOCABULARIES.index(vocabulary)]
+        place = _HAN_COST_VOCABULARIES.index(vocabulary)
+        one, three = _HAN_OWN_ONE + place, _HAN_OWN_THREE + place
     else:
-        one, three = tables.han_frequent_or_not_han, tables.han_rare
-    return 1 if one.fullmatch(ideograph) else 3 if three.fullmatch(ideograph) else 2
+        one, three = _HAN_ONE, _HAN_THREE
+    return 1 if mask >> one & 1 else 3 if mask >> three & 1 else 2
 
 
 def unfamiliar_repeats(text: str, encoded: bytes | None = None) -> tuple[RepeatedUnit, ...]:
@@ -1160,11 +1167,14 @@ def _piece_features(
         hangul,
         compatibility_or_fullwidth,
     ) = class_counts(data, _LEAD_CLASS_PLACES, len(_LEAD_CLASS_LETTERS))
-    # The frequent ones plus every character outside U+4000-U+9FFF (``han`` counts those inside).
-    frequent = (
-        _matched(tables.han_frequent_or_not_han, non_ascii) - len(non_ascii) + han if han else 0
+    # The ideographs of each class, and per vocabulary those it keeps whole and those it
+    # spends three tokens or more on, in one pass.
+    han_classes = (
+        range_class_counts(full, _HAN_FIRST, tables.han_classes, _HAN_CLASS_BITS)
+        if han
+        else _NO_HAN_CLASSES
     )
-    rare = _matched(tables.han_rare, non_ascii) if han else 0
+    frequent, rare = han_classes[_HAN_ONE], han_classes[_HAN_THREE]
     cjk_punctuation = full.count(_CJK_PUNCTUATION_PREFIX) if kana else 0
     no_break_repeats = (
         _far_repeats(_NO_BREAK_SPACES, text, non_ascii) if "\xa0\xa0" in non_ascii else 0
@@ -1203,8 +1213,15 @@ def _piece_features(
         frequent,
         max(0, han - frequent - rare),
         rare,
-        _matched(tables.han_beyond_everyday, non_ascii) if han else 0,
-        *(_han_extra_tokens(tables.own_han_costs, non_ascii) if han else _NO_HAN_EXTRA_TOKENS),
+        han_classes[_HAN_BEYOND_EVERYDAY],
+        *(
+            # Per vocabulary, the tokens beyond one its ideographs cost alone: one for each
+            # it does not keep whole, one more for each of three tokens or more.
+            han - han_classes[_HAN_OWN_ONE + place] + han_classes[_HAN_OWN_THREE + place]
+            if han
+            else 0
+            for place in range(len(_HAN_COST_VOCABULARIES))
+        ),
         han - n[_HAN_LEAD_PAIRS],
         kana - cjk_punctuation,
         hangul,
@@ -1339,19 +1356,6 @@ def _extra_tokens(
     return tuple(
         _matched(two_or_three, costly) + _matched(three, costly)
         for two_or_three, three in own_costs
-    )
-
-
-def _han_extra_tokens(
-    own_han_costs: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...], non_ascii: str
-) -> tuple[int, ...]:
-    """Per vocabulary, the tokens beyond one its ideographs in ``non_ascii`` cost alone:
-    one for each it does not keep whole, one more for each of three tokens or more.
-    What its one-token ideographs and every other character leave of the text is the
-    rest (a match ends only at another ideograph, so there are few)."""
-    return tuple(
-        len(non_ascii) - _matched(one_or_not_han, non_ascii) + _matched(three, non_ascii)
-        for one_or_not_han, three in own_han_costs
     )
 
 

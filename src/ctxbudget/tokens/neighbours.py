@@ -47,6 +47,7 @@ __all__ = [
     "PIECE",
     "ClassCounts",
     "Counts",
+    "RangeClassCounts",
     "UnmergedPairs",
     "byte_span",
     "class_counts",
@@ -54,8 +55,10 @@ __all__ = [
     "compiled_extension",
     "joined_pair_bitmap",
     "neighbour_counts",
+    "range_class_counts",
     "reference_class_counts",
     "reference_counts",
+    "reference_range_class_counts",
     "reference_unmerged_pairs",
     "unmerged_pair_table",
     "unmerged_pairs_counter",
@@ -644,6 +647,43 @@ def reference_class_counts(data: bytes, table: bytes, classes: int) -> tuple[int
     none) puts in each of the classes 1 to ``classes``."""
     classified = data.translate(table)
     return tuple(classified.count(k) for k in range(1, classes + 1))
+
+
+def reference_range_class_counts(
+    data: bytes, first: int, table: bytes, bits: int
+) -> tuple[int, ...]:
+    """Over the characters of ``data`` (UTF-8) whose code points ``table`` covers (a
+    16-bit little-endian mask each, from ``first`` on, within U+0800-U+FFFF), how many
+    have each of the low ``bits`` bits of their mask set."""
+    last = first + len(table) // 2
+    totals = [0] * bits
+    for character, n in collections.Counter(data.decode("utf-8", "surrogatepass")).items():
+        code = ord(character)
+        if first <= code < last:
+            mask = table[2 * (code - first)] | table[2 * (code - first) + 1] << 8
+            for b in range(bits):
+                totals[b] += n * (mask >> b & 1)
+    return tuple(totals)
+
+
+RangeClassCounts = Callable[[bytes, int, bytes, int], tuple[int, ...]]
+"""A function of ``data``, ``first``, ``table`` and ``bits`` to
+``reference_range_class_counts``'."""
+
+
+def _compiled_range_class_counts() -> RangeClassCounts | None:
+    extension = compiled_extension(warn=False)  # the neighbour counts warn
+    if extension is None:
+        return None
+    counts: RangeClassCounts = extension.range_class_counts
+    return counts
+
+
+range_class_counts: Final[RangeClassCounts] = (
+    _compiled_range_class_counts() or reference_range_class_counts
+)
+"""``reference_range_class_counts``, computed by the C extension where it is built (one
+pass over the bytes, where the definition decodes them)."""
 
 
 ClassCounts = Callable[[bytes, bytes, int], tuple[int, ...]]
