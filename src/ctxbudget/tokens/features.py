@@ -9,18 +9,19 @@ the Unicode blocks). Then:
   equal marks in a row, a line that starts with punctuation) is ``neighbours``: one
   pass in C where the package's extension is built, else big-integer masks, where a
   class is the text's flags masked and its neighbours are shifts;
-* classes that are only counted (digits, quotes, rare letters...) get one byte value
-  each in a translation that also drops every character of no such class, so
-  each ``bytes.count`` runs over a short string; a third translation, of the non-ASCII
-  characters alone, gives their scripts;
+* classes that are only counted (digits, quotes, upper-case letters, the blocks of
+  lead bytes...) are counted in one pass each, all classes of a table at once
+  (``neighbours.class_counts``); a translation of the non-ASCII characters alone gives
+  their scripts;
 * ASCII words are ``words``: one pass in C that looks each up in a hash table of the
   common words, where the extension is built, else ``split()`` and set lookups.
 
-Only Han ideographs and costly characters are classified one by one, by compiled
-regular expressions over the non-ASCII part of the text, each written so that it
-matches seldom (a match costs as much as scanning dozens of characters): a class of
-rare characters is ``[c][c]*``, which the search skips to in C, and the frequent Han
-characters are counted in runs that only other Han characters cut. Every feature is
+Han ideographs are classified one by one in one C pass (``range_class_counts``: a
+16-bit mask of classes per code point of U+4000-U+9FFF, ``_han_classes``); costly
+characters and the rarer classes by compiled regular expressions over the non-ASCII
+part of the text, each written so that it matches seldom (a match costs as much as
+scanning dozens of characters): a class of rare characters is ``[c][c]*``, which the
+search skips to in C. Every feature is
 a count that never drops when text is appended (except the word-table ones when the
 new text continues the last word, and a punctuation run when it makes a dot or an
 underscore after a letter a word joiner), and features add up over pieces of a text cut
