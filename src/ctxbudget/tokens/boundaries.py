@@ -256,7 +256,7 @@ def _run_cuts(
     added: collections.Counter[int] = collections.Counter()
     places = run.translate(_ALPHABET_INDEX)
     before = pairs[run[0] | run[1] << 8]  # the cuts of the gap before
-    inside = [before >> v & 1 for v in range(vocabularies)]
+    cuts = collections.Counter((before,))  # every gap's cuts, by mask
     for i in range(1, len(run) - 1):
         paired = pairs[run[i] | run[i + 1] << 8]
         extra = triples[_triple_index(places[i - 1], places[i], places[i + 1])] & ~before
@@ -264,14 +264,15 @@ def _run_cuts(
         if extra:
             added[extra] += 1
         before = paired | extra
-        inside = [n + (before >> v & 1) for v, n in enumerate(inside)]
+        cuts[before] += 1
     more = []
     for v in range(vocabularies):
         if sum(n for mask, n in added.items() if mask >> v & 1) < PIECES_AFTER:
             more.append(0)
             continue
+        inside = sum(n for mask, n in cuts.items() if mask >> v & 1)
         pieces = _least_pieces(tables, v, places, closed_start >> v & 1, closed_end >> v & 1)
-        more.append(max(0, pieces - 1 - inside[v]))
+        more.append(max(0, pieces - 1 - inside))
     return added, more
 
 
