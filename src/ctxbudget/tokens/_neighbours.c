@@ -558,7 +558,7 @@ floors_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         goto done;
     }
     /* A place of its own (n) for the bytes outside the alphabet, whose triples are all
-     * joined (mask 0): one lookup a byte, and no branch. */
+     * joined (mask 0): every byte's triple is looked up the same way. */
     self->triples = widened(triples.buf, size, 3);
     self->whole_pairs = widened(whole_pairs.buf, size, 2);
     self->whole_triples = widened(whole_triples.buf, size, 3);

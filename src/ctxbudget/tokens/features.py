@@ -493,7 +493,6 @@ _VOCABULARY_COSTS: Final = ("cl100k", "o200k", "deepseek_v4", "qwen3")
 _NO_EXTRA_TOKENS: Final = (0,) * len(_VOCABULARY_COSTS)
 # The vocabularies whose Han costs are features of their own (cl100k's are the classes).
 _HAN_COST_VOCABULARIES: Final = ("o200k", "deepseek_v4", "qwen3")
-_NO_HAN_CLASSES: Final = (0,) * (3 + 2 * len(_HAN_COST_VOCABULARIES))
 FLOOR_VOCABULARIES: Final = _VOCABULARY_COSTS
 """The vocabularies ``pair_floors`` bounds, in its order (``cl100k`` is cl100k_base,
 ``o200k`` o200k_base, ``deepseek_v4`` DeepSeek V4's, ``qwen3`` Qwen 3's)."""
@@ -666,6 +665,7 @@ one it spends three or more on (from ``_HAN_OWN_THREE``)."""
 _HAN_OWN_ONE: Final = 3
 _HAN_OWN_THREE: Final = _HAN_OWN_ONE + len(_HAN_COST_VOCABULARIES)
 _HAN_CLASS_BITS: Final = _HAN_OWN_THREE + len(_HAN_COST_VOCABULARIES)
+_NO_HAN_CLASSES: Final = (0,) * _HAN_CLASS_BITS
 
 
 def _han_classes(tables: Mapping[str, Any]) -> bytes:
