@@ -610,7 +610,7 @@ def _pair_indexes(data: bytes, byteorder: str) -> Iterator[int]:
 
 NOT_BUILT: Final = (
     "ctxbudget was installed without its C extension (ctxbudget.tokens._neighbours: no C "
-    "compiler at install?): calibrated counts are the same, but about nine times slower. "
+    "compiler at install?): calibrated counts are the same, but about 30 times slower. "
     "Reinstall ctxbudget with a C compiler present to build it."
 )
 """The warning given where the C extension is missing."""
