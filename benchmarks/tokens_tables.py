@@ -36,6 +36,7 @@ import os
 import re
 import sys
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
@@ -344,18 +345,23 @@ def joined_triples(tokens: dict[str, list[bytes]]) -> dict[str, str]:
     holds, as the base64 of the zlib of ``joined_triple_bitmap`` (37,596 bytes, 6 % of
     its bits set): a triple none holds forces a token boundary in it wherever it stands
     (``ctxbudget.tokens.boundaries``)."""
-    return {
-        name: base64.b64encode(zlib.compress(joined_triple_bitmap(spelled), 9)).decode("ascii")
-        for name, spelled in tokens.items()
-    }
+    return _packed_bitmaps(tokens, joined_triple_bitmap)
 
 
 def whole_triples(tokens: dict[str, list[bytes]]) -> dict[str, str]:
     """Per vocabulary, its tokens of three ``TRIPLE_ALPHABET`` characters, as the base64
     of the zlib of ``whole_triple_bitmap``: the pieces of three characters a run of
     them can be cut into (``ctxbudget.tokens.boundaries``)."""
+    return _packed_bitmaps(tokens, whole_triple_bitmap)
+
+
+def _packed_bitmaps(
+    tokens: dict[str, list[bytes]], bitmap: Callable[[list[bytes]], bytes]
+) -> dict[str, str]:
+    """Per vocabulary, ``bitmap`` of its tokens as the base64 of its zlib, as the tables
+    store bitmaps that are mostly zeros."""
     return {
-        name: base64.b64encode(zlib.compress(whole_triple_bitmap(spelled), 9)).decode("ascii")
+        name: base64.b64encode(zlib.compress(bitmap(spelled), 9)).decode("ascii")
         for name, spelled in tokens.items()
     }
 

@@ -9,7 +9,6 @@ import functools
 import json
 import string
 import unicodedata
-import zlib
 from importlib import resources
 
 import pytest
@@ -17,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxbudget.tokens import boundaries
-from ctxbudget.tokens.features import FLOOR_VOCABULARIES, _tables, pair_floors
+from ctxbudget.tokens.features import FLOOR_VOCABULARIES, _forced_tables, _tables, pair_floors
 from ctxbudget.tokens.neighbours import joined_pair_bitmap, unmerged_pair_table
 
 from .test_guard import ANY_TEXT, assert_not_fooled, vocabularies
@@ -125,16 +124,7 @@ def _shipped_forced_boundaries() -> boundaries.PairFloors:
     """The compiled pass over the shipped tables with no unmerged pair: the forced
     boundaries alone (the larger of 1 and them)."""
     path = resources.files("ctxbudget.tokens").joinpath("data/feature_tables.json")
-    tables = json.loads(path.read_text("utf-8"))
-    forced = boundaries.forced_boundary_tables(
-        [base64.b64decode(tables["joined_byte_pairs"][v]) for v in FLOOR_VOCABULARIES],
-        [
-            zlib.decompress(base64.b64decode(tables["joined_triples"][v]))
-            for v in FLOOR_VOCABULARIES
-        ],
-        [tables["ascii_pair_tokens"][v] for v in FLOOR_VOCABULARIES],
-        [zlib.decompress(base64.b64decode(tables["whole_triples"][v])) for v in FLOOR_VOCABULARIES],
-    )
+    forced = _forced_tables(json.loads(path.read_text("utf-8")))
     return boundaries.pair_floor_counter(bytes(1 << 16), forced, len(FLOOR_VOCABULARIES))
 
 

@@ -1588,9 +1588,11 @@ range_class_counts(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     const unsigned char *table = (const unsigned char *)PyBytes_AS_STRING(args[2]);
     const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(args[0]);
     Py_ssize_t size = PyBytes_GET_SIZE(args[0]);
-    /* How many characters had each mask, the bits summed once at the end. */
-    Py_ssize_t masks[1 << 12] = {0};
+    /* How many characters had each mask, the bits summed once at the end: only the
+     * 2 ** bits masks kept are cleared (32 KB for all 12 would be cleared every call). */
+    Py_ssize_t masks[1 << 12];
     unsigned keep = (1u << bits) - 1;
+    memset(masks, 0, ((size_t)keep + 1) * sizeof masks[0]);
     for (Py_ssize_t i = 0; i + 2 < size; i++) {
         if ((data[i] & 0xF0) != 0xE0 || (data[i + 1] & 0xC0) != 0x80 ||
             (data[i + 2] & 0xC0) != 0x80) {

@@ -46,7 +46,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from ctxbudget.tokens.neighbours import compiled_extension, reference_unmerged_pairs
+from ctxbudget.tokens.neighbours import (
+    bitmap_bytes,
+    compiled_extension,
+    reference_unmerged_pairs,
+)
 
 __all__ = [
     "PIECES_AFTER",
@@ -157,26 +161,21 @@ def forced_boundary_tables(
             places = tokens[i : i + 2].encode("latin-1").translate(_ALPHABET_INDEX)
             if _NOT_IN_ALPHABET not in places:
                 whole_pairs[places[0] * _SIZE + places[1]] |= 1 << v
-    inverted = [bytes(~b & 0xFF for b in bitmap) for bitmap in whole_triples]
     return ForcedTables(
-        pairs=_unjoined(joined_pairs, 1 << 16),
-        triples=_unjoined(joined_triples, TRIPLES),
+        pairs=_by_entry(joined_pairs, 1 << 16, clear=True),
+        triples=_by_entry(joined_triples, TRIPLES, clear=True),
         whole_pairs=bytes(whole_pairs),
-        whole_triples=_unjoined(inverted, TRIPLES),
+        whole_triples=_by_entry(whole_triples, TRIPLES, clear=False),
     )
 
 
-def _unjoined(bitmaps: Sequence[bytes], bits: int) -> bytes:
-    """One byte per bit position, bit ``v`` set where bitmap ``v`` has a 0 there."""
+def _by_entry(bitmaps: Sequence[bytes], entries: int, clear: bool) -> bytes:
+    """One byte per entry, bit ``v`` set where bitmap ``v`` has that entry's bit set, or
+    clear if ``clear`` (no token holds it)."""
     table = 0
     for v, bitmap in enumerate(bitmaps):
-        # Each bit as a byte (0 or 1), low bit first, inverted: 1 where none holds it.
-        unjoined = b"".join(_BITS_AS_BYTES[~bits_ & 0xFF] for bits_ in bitmap)[:bits]
-        table |= int.from_bytes(unjoined, "little") << v
-    return table.to_bytes(bits, "little")
-
-
-_BITS_AS_BYTES: Final = tuple(bytes(b >> i & 1 for i in range(8)) for b in range(256))
+        table |= int.from_bytes(bitmap_bytes(bitmap, clear)[:entries], "little") << v
+    return table.to_bytes(entries, "little")
 
 
 def reference_forced_boundaries(
@@ -235,8 +234,8 @@ looked for: random letters have one every three characters or so, a rare word on
 none. In every fifth text of the dev corpus, 18 % of the runs of alphabet characters
 have a cut from their triples: 67 % of those one, 19 % two and 15 % three or more, and
 the pieces raise the floor of 2 %, 7 % and 25 % of them. Looked for after two cuts,
-they are 78 % of the raised floors, at a third of the runs' work; after three, 58 %
-at 15 %, and the guard's short base64 words (`"tNIPdTg="`) were below its share again."""
+they are 78 % of the raised floors, for a third of those runs; after three, 58 % for
+15 %, and the guard's short base64 words (`"tNIPdTg="`) were below its share again."""
 
 _ALPHABET_RUNS: Final = re.compile(b"[" + re.escape(TRIPLE_ALPHABET) + b"]{3,}")
 

@@ -54,6 +54,7 @@ from typing import Any, Final
 
 from ctxbudget.tokens.boundaries import (
     TRIPLE_ALPHABET,
+    ForcedTables,
     PairFloors,
     forced_boundary_tables,
     pair_floor_counter,
@@ -757,25 +758,28 @@ def _pair_floors(tables: Mapping[str, Any]) -> PairFloors:
     """The counter of ``pair_floors`` of ``FLOOR_VOCABULARIES``, from the tables' pairs
     of ASCII tokens, bitmaps of the pairs and triples their tokens hold and of their
     tokens of three alphabet characters."""
+    unmerged = unmerged_pair_table(
+        [tables["ascii_pair_tokens"][v] for v in FLOOR_VOCABULARIES],
+        [base64.b64decode(tables["joined_byte_pairs"][v]) for v in FLOOR_VOCABULARIES],
+        [v in _SPLITS_CAMEL_CASE for v in FLOOR_VOCABULARIES],
+    )
+    return pair_floor_counter(unmerged, _forced_tables(tables), len(FLOOR_VOCABULARIES))
+
+
+def _forced_tables(tables: Mapping[str, Any]) -> ForcedTables:
+    """The forced-boundary tables of ``FLOOR_VOCABULARIES`` from the tables' JSON."""
     if tables["triple_alphabet"] != TRIPLE_ALPHABET.decode("ascii"):
         # The bitmaps are indexed by the alphabet they were written for.
         raise RuntimeError(
             "data/feature_tables.json was written for another TRIPLE_ALPHABET: "
             "run benchmarks/tokens_tables.py again"
         )
-    joined_pairs = [base64.b64decode(tables["joined_byte_pairs"][v]) for v in FLOOR_VOCABULARIES]
-    unmerged = unmerged_pair_table(
-        [tables["ascii_pair_tokens"][v] for v in FLOOR_VOCABULARIES],
-        joined_pairs,
-        [v in _SPLITS_CAMEL_CASE for v in FLOOR_VOCABULARIES],
-    )
-    forced = forced_boundary_tables(
-        joined_pairs,
+    return forced_boundary_tables(
+        [base64.b64decode(tables["joined_byte_pairs"][v]) for v in FLOOR_VOCABULARIES],
         [_bitmap(tables["joined_triples"][v]) for v in FLOOR_VOCABULARIES],
         [tables["ascii_pair_tokens"][v] for v in FLOOR_VOCABULARIES],
         [_bitmap(tables["whole_triples"][v]) for v in FLOOR_VOCABULARIES],
     )
-    return pair_floor_counter(unmerged, forced, len(FLOOR_VOCABULARIES))
 
 
 def _bitmap(packed: str) -> bytes:

@@ -38,7 +38,7 @@ import sys
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import ModuleType
-from typing import Final
+from typing import Any, Final
 
 __all__ = [
     "ASCII_PUNCTUATION",
@@ -49,10 +49,12 @@ __all__ = [
     "Counts",
     "RangeClassCounts",
     "UnmergedPairs",
+    "bitmap_bytes",
     "byte_span",
     "class_counts",
     "compiled_counts",
     "compiled_extension",
+    "compiled_function",
     "joined_pair_bitmap",
     "neighbour_counts",
     "range_class_counts",
@@ -536,8 +538,8 @@ def unmerged_pair_table(
             table[a | b << 8] |= (pair not in own) << v
     boundaries = int.from_bytes(table, "little")
     for v, bitmap in enumerate(joined_pairs or ()):
-        # One byte (0 or 1) per pair from one bit, the pairs of ASCII left out.
-        unjoined = b"".join(_BITS_AS_BYTES[~bits & 0xFF] for bits in bitmap)
+        # One byte (0 or 1) per pair: 1 where no token joins it, the pairs of ASCII left out.
+        unjoined = bitmap_bytes(bitmap, clear=True)
         boundaries |= (int.from_bytes(unjoined, "little") & _NOT_ASCII_PAIRS) << v
     return boundaries.to_bytes(1 << 16, "little")
 
@@ -567,7 +569,17 @@ def joined_pair_bitmap(token_bytes: Iterable[bytes]) -> bytes:
 
 
 _CONTINUATION_BYTE: Final = bytes(0x80 <= b < 0xC0 for b in range(256))
+
+
 # Each byte as its eight bits, low bit first, a byte (0 or 1) each.
+def bitmap_bytes(bitmap: bytes, clear: bool = False) -> bytes:
+    """One byte (0 or 1) per bit of ``bitmap``, low bit first: 1 where the bit is set,
+    or where it is clear if ``clear``; tables of one byte per entry are ORed from them,
+    a bit per vocabulary."""
+    flip = 0xFF if clear else 0
+    return b"".join(_BITS_AS_BYTES[bits ^ flip] for bits in bitmap)
+
+
 _BITS_AS_BYTES: Final = tuple(bytes(b >> i & 1 for i in range(8)) for b in range(256))
 # 1 in the byte of every pair with a byte beyond ASCII, 0 in those of pairs of ASCII:
 # keys run through the first byte within each second byte, so a second byte of ASCII
@@ -632,6 +644,13 @@ def compiled_extension(warn: bool = True) -> ModuleType | None:
     return _neighbours
 
 
+def compiled_function(name: str) -> Any:
+    """The C extension's function ``name``, or None where the package was built without
+    it (this module warned at import already)."""
+    extension = compiled_extension(warn=False)
+    return None if extension is None else getattr(extension, name)
+
+
 def _compiled() -> Counts | None:
     """The C extension's counts, for this module's tables; None where the package was
     installed without it."""
@@ -670,17 +689,8 @@ RangeClassCounts = Callable[[bytes, int, bytes, int], tuple[int, ...]]
 """A function of ``data``, ``first``, ``table`` and ``bits`` to
 ``reference_range_class_counts``'."""
 
-
-def _compiled_range_class_counts() -> RangeClassCounts | None:
-    extension = compiled_extension(warn=False)  # the neighbour counts warn
-    if extension is None:
-        return None
-    counts: RangeClassCounts = extension.range_class_counts
-    return counts
-
-
 range_class_counts: Final[RangeClassCounts] = (
-    _compiled_range_class_counts() or reference_range_class_counts
+    compiled_function("range_class_counts") or reference_range_class_counts
 )
 """``reference_range_class_counts``, computed by the C extension where it is built (one
 pass over the bytes, where the definition decodes them)."""
@@ -689,16 +699,7 @@ pass over the bytes, where the definition decodes them)."""
 ClassCounts = Callable[[bytes, bytes, int], tuple[int, ...]]
 """A function of ``data``, ``table`` and ``classes`` to ``reference_class_counts``'."""
 
-
-def _compiled_class_counts() -> ClassCounts | None:
-    extension = compiled_extension(warn=False)  # the neighbour counts warn
-    if extension is None:
-        return None
-    counts: ClassCounts = extension.class_counts
-    return counts
-
-
-class_counts: Final[ClassCounts] = _compiled_class_counts() or reference_class_counts
+class_counts: Final[ClassCounts] = compiled_function("class_counts") or reference_class_counts
 """``reference_class_counts``, computed by the C extension where it is built (one pass,
 where the definition translates the bytes and counts each class apart)."""
 

@@ -41,9 +41,9 @@ import re
 import string
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
-from ctxbudget.tokens.neighbours import compiled_extension
+from ctxbudget.tokens.neighbours import compiled_function
 
 __all__ = [
     "DOUBLED_SHORTEST",
@@ -201,20 +201,13 @@ def _is_minimal(unit: bytes) -> bool:
     )
 
 
-def _compiled(name: str) -> Any:
-    """The C extension's function ``name``, or None where the package was built without
-    it (neighbours warned at import already)."""
-    extension = compiled_extension(warn=False)
-    return None if extension is None else getattr(extension, name)
-
-
 periodic_runs: Final[Callable[[bytes, int, int, int], list[Run]]] = (
-    _compiled("periodic_runs") or reference_periodic_runs
+    compiled_function("periodic_runs") or reference_periodic_runs
 )
 """``reference_periodic_runs``, computed by the C extension where it is built."""
 
 byte_runs: Final[Callable[[bytes, bytes], list[Run]]] = (
-    _compiled("byte_runs") or reference_byte_runs
+    compiled_function("byte_runs") or reference_byte_runs
 )
 """``reference_byte_runs``, computed by the C extension where it is built."""
 
