@@ -12,7 +12,8 @@ what the tables of the profile's vocabularies say such a run costs them
 (``one_character_run_costs``: "？？" is one token of Qwen's, "аа" two of every one). A
 profile that names others in ``at_least`` (the guard names the four tokenizers'
 profiles) never counts below what they count. The count is never more than the text's
-UTF-8 bytes: every shipped vocabulary is a byte-level BPE, whose tokens are at least one
+UTF-8 bytes (or those of its normal form C, where that is longer: Qwen's tokenizer reads
+that form): every shipped vocabulary is a byte-level BPE, whose tokens are at least one
 byte each, so no text can cost more. Because weights are non-negative and features only
 grow as text is appended, the count of ``a + b`` is never below the count of ``a`` when
 ``b`` starts a new word (a letter run that ``b`` continues can turn into a common word,
@@ -28,6 +29,7 @@ import functools
 import json
 import math
 import operator
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -207,6 +209,16 @@ def save_profile(profile: Profile, path: str | Path) -> None:
     Path(path).write_text(text, encoding="utf-8")
 
 
+def _most_bytes(text: str) -> int:
+    """The most UTF-8 bytes a shipped tokenizer reads of ``text``: its own, or those of
+    its normal form C, which Qwen's tokenizer encodes and which can be longer (normal
+    form C writes U+0344, a combining dialytika tonos, as two combining marks)."""
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if text.isascii() or unicodedata.is_normalized("NFC", text):
+        return size
+    return max(size, len(unicodedata.normalize("NFC", text).encode("utf-8", "surrogatepass")))
+
+
 @functools.cache
 def builtin_profile(name: str) -> Profile:
     """A profile shipped in the package, by name (see ``PROFILE_NAMES``)."""
@@ -248,10 +260,10 @@ class CalibratedCounter:
         """Estimated tokens in ``text``: the largest of the counts of this profile and of
         those it counts at least, each its rounded estimate raised to its pair floor and
         to the price of the unfamiliar repeats; at least 1 unless empty, at most the
-        UTF-8 bytes of ``text``."""
+        UTF-8 bytes of ``text`` or of its normal form C."""
         count = self.uncapped(text)
         if count > len(text):  # a text has at least as many bytes as characters
-            count = min(count, len(text.encode("utf-8", "surrogatepass")))
+            count = min(count, _most_bytes(text))
         return count
 
     def uncapped(self, text: str) -> int:
