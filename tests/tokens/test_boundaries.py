@@ -60,8 +60,8 @@ def test_a_triple_a_token_holds_forces_nothing_and_a_pair_none_holds_is_a_cut() 
 def test_only_characters_of_the_alphabet_form_triples() -> None:
     """A triple with a byte outside ``TRIPLE_ALPHABET`` is never looked up (its pairs
     still are)."""
-    tables = _forced([b"a.", b".b", b"ab"])
-    assert boundaries.reference_forced_boundaries(tables, 1, b"a.b") == (1,)
+    tables = _forced([b"a ", b" b", b"ab"])
+    assert boundaries.reference_forced_boundaries(tables, 1, b"a b") == (1,)
     assert boundaries.reference_forced_boundaries(tables, 1, b"aab") == (2,)
 
 
@@ -164,16 +164,16 @@ def test_a_run_is_cut_into_its_fewest_pieces_of_whole_tokens() -> None:
     triples force five cuts, "ab|cd|ab|cd|ab|cd"; but "ab" and "cd" are no tokens, so the
     fewest pieces are "a|bc|da|bc|da|bc|d": seven. Where the run may go on into a token
     beyond it (a pair some token holds before it), its first piece may be part of that
-    token: after ".", which ".ab" joins, ".ab|c|da|bc|da|bc|d" is seven tokens too, and the
-    floor says no more."""
+    token: after a space, which " ab" joins, " ab|c|da|bc|da|bc|d" is seven tokens too, and
+    the floor says no more."""
     assert boundaries.PIECES_AFTER == 2
     count = boundaries.reference_forced_boundaries
     tables = _forced([b"abx", b"xcd", b"bc", b"da"])
     assert count(tables, 1, b"abcdabcdabcd") == (7,)
     assert count(tables, 1, b"abcd") == (2,)  # one cut: the pieces are not looked for
     assert count(tables, 1, b"abcdab") == (4,)  # two cuts, "ab|cd|ab"; pieces "a|bc|da|b"
-    dotted = _forced([b"abx", b"xcd", b"bc", b"da", b".ab"])
-    assert count(dotted, 1, b".abcdabcdabcd") == (7,)
+    spaced = _forced([b"abx", b"xcd", b"bc", b"da", b" ab"])
+    assert count(spaced, 1, b" abcdabcdabcd") == (7,)
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ vocabulary's tokens must cut it, read off the bytes its tokens hold.
 A byte-level BPE's tokens concatenate to the text, and each is one of its vocabulary's
 byte strings. So where no token holds two adjacent bytes, every split cuts between
 them; and where no token holds three adjacent bytes (``TRIPLE_ALPHABET`` characters
-only: letters, digits and the marks of base64), every split cuts between the first and
+only: ASCII letters, digits and punctuation), every split cuts between the first and
 the second or between the second and the third. Inside a run of such characters, a
 piece between two cuts is itself a token: one character, a pair or a triple that is a
 token, or four characters or more whose pairs and triples tokens hold; only the run's
@@ -66,9 +66,12 @@ __all__ = [
     "whole_triple_bitmap",
 ]
 
-TRIPLE_ALPHABET: Final = (string.ascii_letters + string.digits + "+/=-_").encode("ascii")
+TRIPLE_ALPHABET: Final = (string.ascii_letters + string.digits + string.punctuation).encode("ascii")
 """The characters whose triples are looked up: those of words, numbers, hex, base64 and
-base64url (67 ** 3 triples, where any three bytes would be 2 ** 24)."""
+base64url, and the punctuation code and Markdown write between them (94 ** 3 triples,
+where any three bytes would be 2 ** 24). With the punctuation, 8,000 random marks are
+forced to 95-97 % of each vocabulary's count, where the profiles' weights, fitted to the
+absolute error of ordinary text, priced them at 66-76 %."""
 
 _SIZE: Final = len(TRIPLE_ALPHABET)
 _NOT_IN_ALPHABET: Final = 0xFF

@@ -894,8 +894,8 @@ def pair_floors(text: str, encoded: bytes | None = None) -> tuple[int, ...]:
       measures it on half of them). Text built to fool a linear estimate (``"'&" * n``,
       ``"{O" * n``, ``"ó\\t" * n``) is mostly such boundaries;
     * its forced boundaries (``ctxbudget.tokens.boundaries``): one more than the fewest
-      cuts that meet every pair of bytes and every triple of letters, digits and marks
-      of base64 that no token of it holds, and that leave, inside a run of those, only
+      cuts that meet every pair of bytes and every triple of ASCII letters, digits and
+      punctuation that no token of it holds, and that leave, inside a run of those, only
       pieces that can be its tokens; no split into its tokens has fewer, on any text.
       Random letters and base64 are mostly such triples and pieces
       (``"1FzfBUCUWIwyCQFlPqsB"``: 13 forced of 14 cl100k tokens, where the pairs
