@@ -65,6 +65,18 @@ def test_only_characters_of_the_alphabet_form_triples() -> None:
     assert boundaries.reference_forced_boundaries(tables, 1, b"aab") == (2,)
 
 
+def test_triples_of_marks_cut_and_triples_mixing_words_with_other_marks_do_not() -> None:
+    """Three marks no token holds are a cut, as three letters are, and so are letters
+    with the marks of base64; a letter or digit next to another mark is taken as held
+    (``joined_triple_bitmap``): ordinary code is full of those, and the floor only
+    loses a cut it could have counted."""
+    count = boundaries.reference_forced_boundaries
+    assert count(_forced([b"(("]), 1, b"(((") == (2,)
+    assert count(_forced([b"a+", b"+b"]), 1, b"a+b") == (2,)
+    assert count(_forced([b"a.", b".b"]), 1, b"a.b") == (1,)
+    assert count(_forced([b"a(", b"(("]), 1, b"a((") == (1,)
+
+
 def test_tables_of_the_wrong_size_are_refused() -> None:
     """Bitmaps are checked, so that a table written for another alphabet is an error, not
     wrong floors."""
