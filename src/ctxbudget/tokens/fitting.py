@@ -55,8 +55,7 @@ _TOLERANCE = 1e-10
 _REWEIGHTS = 30
 _ABSOLUTE_ROUNDS = 12
 _ABSOLUTE_CONVERGED = 1e-4
-"""The absolute loss's rounds stop once a round lowers the loss by less than this share
-(fitting the shipped profiles, six to eight rounds)."""
+"""The absolute loss's rounds stop once a round lowers the loss by less than this share."""
 
 Matrix = list[list[float]]
 
@@ -84,7 +83,7 @@ def fit_profile(
     however rare that class is in the samples.
     ``loss``: ``"squared"`` (the default) or ``"absolute"``, which minimizes the mean
     absolute relative error a per-text error figure reports (see the module's
-    docstring); about ten times slower.
+    docstring); a few times slower.
     """
     if not 0.0 < expectile < 1.0:
         raise ProfileError(f"expectile must be between 0 and 1, got {expectile}")
