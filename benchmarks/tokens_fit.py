@@ -16,9 +16,10 @@ that no vocabulary merges far, measured on probes (``probes``), so that no text 
 hide its cost from the guard, and the floor of ``unlearned_pairs`` measured against the
 fit itself (``fit_with_pair_floor``). ``central`` is fitted, as a plain mean (expectile
 0.5), to the mean of the four counts: the unbiased guess for a tokenizer nobody
-publishes, which a meter that predicts the provider's figure needs. Samples are
-weighed (``sample_weights``): agent traffic most, translation catalogs and generated
-text least.
+publishes, which a meter that predicts the provider's figure needs. The profiles of
+``ABSOLUTE_LOSS`` are fitted to the absolute relative error, the others to its square.
+Samples are weighed (``sample_weights``): agent traffic most, translation catalogs and
+generated text least.
 """
 
 from __future__ import annotations
@@ -72,6 +73,8 @@ ABOUT = {
 }
 GENERIC_EXPECTILE = 0.7
 OWN_EXPECTILE = 0.5
+"""The tokenizer-specific profiles predict their tokenizer (unbiased); the guard against
+undercounting is their floors and rounding up, not a lean of the whole fit."""
 ABSOLUTE_LOSS = frozenset({"cl100k", "deepseek-v4"})
 """The profiles fitted to the absolute relative error (``fit_profile``'s
 ``loss="absolute"``), the figure the per-text goals are on: cl100k's per-text error on
@@ -80,9 +83,7 @@ tool-call arguments 4.7 -> 3.7 %, code_c 4.0 -> 3.4 %, DeepSeek V4's dev corpus 
 met their json and code_c goals too, but moved the shared price of Arabic and Farsi
 letters (Qwen's Farsi -6 -> -12 %, Arabic -3 -> -13 %, o200k's Arabic -4 -> -10 %,
 Tamil +13 -> +21 %, mean signed errors on the catalogs never fitted on): they keep
-the squared error (``benchmarks/accuracy.py`` prints both sets)."""
-"""The tokenizer-specific profiles predict their tokenizer (unbiased); the guard against
-undercounting is their floors and rounding up, not a lean of the whole fit."""
+the squared error (the catalogs are the ``other`` set of ``benchmarks/accuracy.py``)."""
 GENERIC_SHARE = 0.93
 OWN_SHARE = 0.92
 """Floors price each probe at this share of its count (a little above the guard's 90 %
@@ -302,7 +303,7 @@ def fit_absolute_with_pair_floor(
     """``fit_with_pair_floor`` with the absolute loss (``fit_profile``'s
     ``loss="absolute"``): the floor of ``unlearned_pairs`` found with the squared loss,
     the absolute fit with it, and fitted again if the absolute fit's weights need a
-    higher floor (the absolute loss's rounds take ten times as long)."""
+    higher floor (the absolute loss's rounds take a few times as long)."""
     squared = fit_with_pair_floor(samples, count, share, found, **options)
     floor = pair_floor(count, share, squared.weights)
     for _ in range(PAIR_ROUNDS):
