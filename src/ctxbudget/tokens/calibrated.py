@@ -29,7 +29,6 @@ import functools
 import json
 import math
 import operator
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -40,6 +39,7 @@ from ctxbudget.errors import ProfileError
 from ctxbudget.tokens.features import (
     FEATURE_NAMES,
     FLOOR_VOCABULARIES,
+    composed_bytes,
     one_character_run_costs,
     pair_floors,
     text_features,
@@ -214,9 +214,8 @@ def _most_bytes(text: str) -> int:
     its normal form C, which Qwen's tokenizer encodes and which can be longer (normal
     form C writes U+0344, a combining dialytika tonos, as two combining marks)."""
     size = len(text.encode("utf-8", "surrogatepass"))
-    if text.isascii() or unicodedata.is_normalized("NFC", text):
-        return size
-    return max(size, len(unicodedata.normalize("NFC", text).encode("utf-8", "surrogatepass")))
+    composed = composed_bytes(text)
+    return size if composed is None else max(size, len(composed))
 
 
 @functools.cache

@@ -83,6 +83,7 @@ from ctxbudget.tokens.words import CAP, RARE_LETTERS, WordCounts, word_counter
 __all__ = [
     "FEATURE_NAMES",
     "FLOOR_VOCABULARIES",
+    "composed_bytes",
     "one_character_run_costs",
     "pair_floors",
     "text_features",
@@ -909,10 +910,18 @@ def pair_floors(text: str, encoded: bytes | None = None) -> tuple[int, ...]:
     data = text.encode("utf-8", "surrogatepass") if encoded is None else encoded
     count = _tables().pair_floors
     floors = count(data)
-    if text.isascii() or unicodedata.is_normalized("NFC", text):
+    composed = composed_bytes(text)
+    if composed is None:
         return floors
-    composed = count(unicodedata.normalize("NFC", text).encode("utf-8", "surrogatepass"))
-    return tuple(map(_either, _COMPOSES, composed, floors))
+    return tuple(map(_either, _COMPOSES, count(composed), floors))
+
+
+def composed_bytes(text: str) -> bytes | None:
+    """The UTF-8 bytes (surrogates passed) of ``text`` in normal form C, which Qwen's
+    tokenizer encodes, or None where ``text`` is in that form already."""
+    if text.isascii() or unicodedata.is_normalized("NFC", text):
+        return None
+    return unicodedata.normalize("NFC", text).encode("utf-8", "surrogatepass")
 
 
 def _either(composes: bool, composed: int, floor: int) -> int:
