@@ -41,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from ctxbudget.tokens import FEATURE_NAMES, Profile, fit_profile, save_profile, text_features
 from ctxbudget.tokens.features import _FORMAT_CONTROLS, FLOOR_VOCABULARIES
+from ctxbudget.tokens.fitting import Loss
 from tokens_corpus import (
     PER_LOCALE,
     Sample,
@@ -281,34 +282,25 @@ def fit_with_pair_floor(
     count: Callable[[str], int],
     share: float,
     found: dict[str, float],
+    loss: Loss = "squared",
     **options: Any,
 ) -> Profile:
     """``fit_profile`` with ``found`` floors and the ``unlearned_pairs`` floor of
     ``pair_floor``, which depends on the fit: fitted, floored, and fitted again
-    (``PAIR_ROUNDS`` times, as the other weights move a little with the floor)."""
+    (``PAIR_ROUNDS`` times, as the other weights move a little with the floor). With
+    ``loss="absolute"``, whose rounds take a few times as long: the floor found so with
+    the squared loss, the absolute fit with it, and fitted again if the absolute fit's
+    weights need a higher floor."""
     fitted = fit_profile(samples, floors=found, **options)
     for _ in range(PAIR_ROUNDS):
         floor = pair_floor(count, share, fitted.weights)
         fitted = fit_profile(samples, floors={**found, "unlearned_pairs": floor}, **options)
-    return fitted
-
-
-def fit_absolute_with_pair_floor(
-    samples: list[tuple[str, int, float]],
-    count: Callable[[str], int],
-    share: float,
-    found: dict[str, float],
-    **options: Any,
-) -> Profile:
-    """``fit_with_pair_floor`` with the absolute loss (``fit_profile``'s
-    ``loss="absolute"``): the floor of ``unlearned_pairs`` found with the squared loss,
-    the absolute fit with it, and fitted again if the absolute fit's weights need a
-    higher floor (the absolute loss's rounds take a few times as long)."""
-    squared = fit_with_pair_floor(samples, count, share, found, **options)
-    floor = pair_floor(count, share, squared.weights)
+    if loss == "squared":
+        return fitted
+    floor = pair_floor(count, share, fitted.weights)
     for _ in range(PAIR_ROUNDS):
         fitted = fit_profile(
-            samples, floors={**found, "unlearned_pairs": floor}, loss="absolute", **options
+            samples, floors={**found, "unlearned_pairs": floor}, loss=loss, **options
         )
         needed = pair_floor(count, share, fitted.weights)
         if needed <= floor:
@@ -481,12 +473,12 @@ def main(corpus: str) -> None:
         "scripts and adversarial text"
     )
     for profile, tokenizer in OWN_TOKENIZER.items():
-        fit = fit_absolute_with_pair_floor if profile in ABSOLUTE_LOSS else fit_with_pair_floor
-        fitted = fit(
+        fitted = fit_with_pair_floor(
             list(zip(texts, counts[tokenizer], weights, strict=True)),
             counters[tokenizer],
             OWN_SHARE,
             floors(counters[tokenizer], OWN_SHARE, RARE_FEATURES | OWN_COSTS[profile]),
+            loss="absolute" if profile in ABSOLUTE_LOSS else "squared",
             name=profile,
             expectile=OWN_EXPECTILE,
             about=f"fitted to {ABOUT[profile]} {described}",

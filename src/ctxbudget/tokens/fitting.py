@@ -239,30 +239,34 @@ def _absolute_fit(
 ) -> list[float]:
     """The weights that minimize the (asymmetric) absolute relative error, by rounds of
     ``_expectile_fit`` from ``start``, each sample weighed by one over its last error."""
-    weights, best = start, _absolute_loss(rows, start, expectile, importance)
+    weights, errors = start, _errors(rows, start)
+    best = _absolute_loss(errors, expectile, importance)
     for _ in range(_ABSOLUTE_ROUNDS):
         reweighted = [
-            weight / max(abs(_dot(row, weights) - 1.0), ABSOLUTE_SMOOTHING)
-            for row, weight in zip(rows, importance, strict=True)
+            weight / max(abs(error), ABSOLUTE_SMOOTHING)
+            for error, weight in zip(errors, importance, strict=True)
         ]
         candidate = _expectile_fit(rows, expectile, lower, importance=reweighted, start=weights)
-        loss = _absolute_loss(rows, candidate, expectile, importance)
+        candidate_errors = _errors(rows, candidate)
+        loss = _absolute_loss(candidate_errors, expectile, importance)
         if loss < best:
-            weights, improved, best = candidate, best - loss, loss
+            weights, errors, improved, best = candidate, candidate_errors, best - loss, loss
             if improved > _ABSOLUTE_CONVERGED * best:
                 continue
         break
     return weights
 
 
-def _absolute_loss(
-    rows: Sequence[list[float]], weights: list[float], expectile: float, importance: Sequence[float]
-) -> float:
+def _errors(rows: Sequence[list[float]], weights: list[float]) -> list[float]:
+    """Each row's relative error at ``weights``."""
+    return [_dot(row, weights) - 1.0 for row in rows]
+
+
+def _absolute_loss(errors: list[float], expectile: float, importance: Sequence[float]) -> float:
     """The weighted absolute relative error, underestimates times ``expectile`` and
     overestimates times ``1 - expectile``."""
     total = 0.0
-    for row, weight in zip(rows, importance, strict=True):
-        error = _dot(row, weights) - 1.0
+    for error, weight in zip(errors, importance, strict=True):
         total += weight * abs(error) * (expectile if error < 0 else 1.0 - expectile)
     return total
 
