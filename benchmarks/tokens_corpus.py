@@ -24,6 +24,7 @@ import importlib.util
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import sysconfig
@@ -257,6 +258,96 @@ def _generated_escaped(seed: int, texts: list[str]) -> Iterator[tuple[str, str]]
         yield f"generated-escaped-{seed}-{i}", escaped
 
 
+def _generated_calls(seed: int, code: list[str], prose: list[str]) -> Iterator[tuple[str, str]]:
+    """The arguments of short tool calls, as agents of every make send them: a shell
+    command, a path, a search pattern, a line or two of code to find and replace, a
+    one-line description, under the keys of the common tools' schemas, compact or
+    spaced. Paths are the Python library's files, written as a workspace, a home or an
+    escaped Windows path would hold them; identifiers, code lines and sentences come
+    from ``code`` and ``prose``; nothing is taken from a transcript."""
+    rng = random.Random(seed)
+    files = sorted(str(p.relative_to(STDLIB)) for p in Path(STDLIB).glob("*/*.py"))
+    lines = [line.rstrip() for text in code for line in text.splitlines()]
+    names = sorted({m for text in code for m in re.findall(r"(?:def|class) (\w+)", text)})
+    sentences = [
+        s.strip()
+        for text in prose
+        for s in re.split(r"(?<=[.!?])\s+", text)
+        if 20 < len(s.strip()) < 120 and "\n" not in s.strip()
+    ]
+    programs = [
+        "ls -la",
+        "cat",
+        "python",
+        "python -m pytest -q",
+        "grep -rn",
+        "sed -n '1,80p'",
+        "head -50",
+        "wc -l",
+        "git diff",
+        "git log --oneline -5 --",
+        "rm",
+        "mkdir -p",
+        "npm test --",
+        "cargo build --manifest-path",
+        "go test",
+        "find . -name",
+        "make -C",
+    ]
+
+    def path() -> str:
+        """A file of the Python library, as a workspace, a home or Windows holds it."""
+        file = rng.choice(files)
+        roll = rng.random()
+        if roll < 0.3:
+            return file
+        if roll < 0.6:
+            return f"/workspace/{rng.choice(['repo', 'project', 'src'])}/{file}"
+        if roll < 0.8:
+            return f"/home/{rng.choice(['dev', 'user', 'ubuntu'])}/code/{file}"
+        return "C:\\Users\\dev\\code\\" + file.replace("/", "\\")
+
+    def command() -> str:
+        program = rng.choice(programs)
+        argument = rng.choice([path(), rng.choice(names), f'"{rng.choice(names)}"'])
+        text = f"{program} {argument}"
+        if rng.random() < 0.3:
+            text = f"cd {rng.choice(files).rsplit('/', 1)[0]} && {text}"
+        return text + (" 2>&1 | tail -20" if rng.random() < 0.2 else "")
+
+    def snippet() -> str:
+        """One to three lines of code, as indented as they were."""
+        start = rng.randrange(len(lines))
+        return "\n".join(lines[start : start + rng.randrange(1, 4)]).strip("\n") or "pass"
+
+    calls = (
+        lambda: {"command": command()},
+        lambda: {"command": command(), "description": rng.choice(sentences)},
+        lambda: {"command": command(), "timeout": rng.choice([60000, 120000, 300])},
+        lambda: {"file_path": path()},
+        lambda: {"file_path": path(), "offset": rng.randrange(1, 900), "limit": 200},
+        lambda: {"path": path(), "view_range": [n := rng.randrange(1, 500), n + 40]},
+        lambda: {"filename": rng.choice(files).rsplit("/", 1)[-1]},
+        lambda: {"path": path(), "line_number": rng.randrange(1, 2000)},
+        lambda: {"pattern": rng.choice(names), "path": rng.choice(files).rsplit("/", 1)[0]},
+        lambda: {"pattern": f"**/*{rng.choice(['.py', '.md', '.ts', '.go'])}"},
+        lambda: {"query": rng.choice(sentences)},
+        lambda: {"file_path": path(), "old_string": snippet(), "new_string": snippet()},
+        lambda: {
+            "command": "str_replace",
+            "path": path(),
+            "old_str": snippet(),
+            "new_str": snippet(),
+        },
+        lambda: {"search": snippet(), "replace": snippet()},
+        lambda: {"description": rng.choice(sentences), "prompt": rng.choice(sentences)},
+    )
+    for i in range(PER_KIND if lines and sentences else 0):
+        arguments = rng.choice(calls)()
+        separators = rng.choice([(", ", ": "), (",", ":")])
+        yield f"generated-calls-{seed}-{i}", json.dumps(arguments, separators=separators)
+
+
 def _files(patterns: list[str]) -> list[str]:
     found: list[str] = []
     for pattern in patterns:
@@ -392,6 +483,8 @@ def other_text(split: str) -> list[Sample]:
     files = code + prose + [s["text"] for s in samples if s["category"] == "changelog_m_z"]
     for source, text in _generated_escaped(seed, files):
         samples.append({"category": "generated_escaped", "source": source, "text": text})
+    for source, text in _generated_calls(seed, code, prose):
+        samples.append({"category": "generated_calls", "source": source, "text": text})
     return samples
 
 
