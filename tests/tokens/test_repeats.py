@@ -242,6 +242,19 @@ def test_the_count_of_a_repeated_unit_is_its_repetitions_times_its_count_alone()
         assert guard.count(text) >= max(own), text
 
 
+def test_a_run_lifts_the_floor_that_priced_the_rest_of_the_text() -> None:
+    """Where the pair floor prices the rest of a text ("}~" * 67: 134 tokens of every
+    vocabulary, 48-91 estimated) and the estimate prices a run (an unassigned astral
+    character, 4 tokens a copy), the run's cost is added to the floor too: 402 tokens
+    of every vocabulary, which DeepSeek V4's, o200k's and Qwen's profiles priced at
+    316-354 when it was added only to the larger of estimate and floor."""
+    run, rest = "\U00099e7a" * 67, "}~" * 67
+    for name in ("cl100k", "o200k", "deepseek-v4", "qwen3", "generic"):
+        counter = CalibratedCounter(name)
+        assert counter.count(run) == 268, name
+        assert counter.count(run + rest) >= 268 + 134 - 1, name
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=60), st.text(min_size=1, max_size=4), st.integers(2, 60))
 def test_repeats_never_lower_a_count(head: str, unit: str, times: int) -> None:

@@ -270,21 +270,31 @@ class CalibratedCounter:
         if not text:
             return 0
         encoded = text.encode("utf-8", "surrogatepass")  # once, for the three passes
-        counts = self._rounded(text, encoded)
+        paths = self._paths(text, encoded)
         alone: dict[str, list[int]] = {}
-        lifts: dict[RepeatedUnit, list[int]] = {}
+        lifts: dict[RepeatedUnit, list[tuple[int, int]]] = {}
         for repeat in unfamiliar_repeats(text, encoded):
             if repeat not in lifts:
                 lifts[repeat] = self._lifts(repeat, alone)
-            counts = [count + lift for count, lift in zip(counts, lifts[repeat], strict=True)]
-        return max(counts)
+            paths = [
+                (estimate + over_estimate, floor + over_floor)
+                for (estimate, floor), (over_estimate, over_floor) in zip(
+                    paths, lifts[repeat], strict=True
+                )
+            ]
+        return max(max(1, estimate, floor) for estimate, floor in paths)
 
-    def _lifts(self, repeat: RepeatedUnit, alone: dict[str, list[int]]) -> list[int]:
-        """Per set of weights, what a run of ``repeat`` costs above the weights' price of
-        it: its repetitions times the set's count of the unit alone, or for a unit of one
-        character what the vocabularies spend on the run where their tables say
+    def _lifts(self, repeat: RepeatedUnit, alone: dict[str, list[int]]) -> list[tuple[int, int]]:
+        """Per set of weights, what a run of ``repeat`` costs above the set's estimate of
+        the run alone and above its pair floor of the run alone: its repetitions times the
+        set's count of the unit alone, or for a unit of one character what the
+        vocabularies spend on the run where their tables say
         (``one_character_run_costs``); the largest of the vocabularies the set keeps
-        floors of, or the mean of all four for a set that keeps none (it predicts)."""
+        floors of, or the mean of all four for a set that keeps none (it predicts). The
+        estimate and the floor are lifted apart, each by what it missed of the run:
+        where the floor prices the rest of a text and the estimate the run, lifting
+        only the larger of the two lost what the other had right
+        (``"\U00099e7a" * 67 + "}~" * 67``)."""
         unit, times = repeat.unit, repeat.times
         merged = one_character_run_costs(unit, times) if len(unit) == 1 else _UNMERGED
         if None in merged:
@@ -303,22 +313,31 @@ class CalibratedCounter:
                 prices.append(-(-sum(costs) // len(costs)))
         if max(prices) <= 1:
             # Every count is a token at least: a run that costs one lifts none ("...").
-            return [0] * len(prices)
-        wholes = self._rounded(unit * times)
-        return [max(0, price - whole) for price, whole in zip(prices, wholes, strict=True)]
+            return [(0, 0)] * len(prices)
+        run = self._paths(unit * times)
+        return [
+            (max(0, price - estimate), max(0, price - floor))
+            for price, (estimate, floor) in zip(prices, run, strict=True)
+        ]
 
-    def _rounded(self, text: str, encoded: bytes | None = None) -> list[int]:
+    def _rounded(self, text: str) -> list[int]:
         """Per set of weights, the estimate rounded up (at least 1), raised to its pair
-        floor; the features and floors computed once (``encoded``: the text's bytes)."""
+        floor."""
+        return [max(1, estimate, floor) for estimate, floor in self._paths(text)]
+
+    def _paths(self, text: str, encoded: bytes | None = None) -> list[tuple[int, int]]:
+        """Per set of weights, its estimate rounded up and its pair floor (0 for a set
+        that keeps none); the features and floors computed once (``encoded``: the
+        text's bytes)."""
         features = text_features(text, encoded)
         floors = pair_floors(text, encoded) if any(floor for _, floor in self._prices) else ()
-        counts = []
-        for weights, floor in self._prices:
-            count = max(1, math.ceil(sum(map(operator.mul, weights, features))))
-            if floor:
-                count = max(count, *(floors[v] for v in floor))
-            counts.append(count)
-        return counts
+        return [
+            (
+                math.ceil(sum(map(operator.mul, weights, features))),
+                max((floors[v] for v in floor), default=0),
+            )
+            for weights, floor in self._prices
+        ]
 
     def __repr__(self) -> str:
         return f"CalibratedCounter({self.profile.name!r})"
