@@ -294,7 +294,7 @@ class CalibratedCounter:
         estimate and the floor are lifted apart, each by what it missed of the run:
         where the floor prices the rest of a text and the estimate the run, lifting
         only the larger of the two lost what the other had right
-        (``"\U00099e7a" * 67 + "}~" * 67``)."""
+        (``"\\U00099e7a" * 67 + "}~" * 67``)."""
         unit, times = repeat.unit, repeat.times
         merged = one_character_run_costs(unit, times) if len(unit) == 1 else _UNMERGED
         if None in merged:
