@@ -422,12 +422,14 @@ on its json)."""
 
 
 AGENT_LIKE = frozenset({"generated_calls"})
-"""Generated text weighed as agent traffic: the arguments of short tool calls, which the
-transcripts hold of one agent only on the fit half (60 calls of Claude Code's). Weighed
-so, with them in the fit, tool-call arguments of the agents and sessions never fitted on
-went 4.6 -> 4.4 % (o200k) and 6.0 -> 5.9 % (DeepSeek V4), the dev corpus's JSON 4.1 ->
-3.7 % (o200k) and 4.5 -> 3.9 % (Qwen), no kind of text more than 0.3 points worse (o200k's
-Portuguese and Spanish man pages, Vietnamese catalogs)."""
+"""Generated text weighed as agent traffic: the arguments of short tool calls
+(``tokens_corpus.SHORT_CALLS`` of them), which the transcripts hold of one agent only on
+the fit half (60 calls of Claude Code's). With them in the fit, tool-call arguments of
+the agents and sessions never fitted on went 4.6 -> 4.4 % (o200k), 6.0 -> 5.6 %
+(DeepSeek V4) and 3.9 -> 3.4 % (Qwen), the dev corpus's JSON 4.1 -> 3.9 % (o200k) and
+4.5 -> 3.9 % (Qwen); no kind of text went more than 0.7 points worse (o200k's and Qwen's
+Vietnamese catalogs and Portuguese man pages, whose accented letters they price a
+little higher)."""
 
 
 def sample_weights(samples: list[Sample]) -> list[float]:
