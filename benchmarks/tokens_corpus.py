@@ -5,9 +5,11 @@ Nothing here is stored in the repository. Two sources:
 * the dev corpus built by ``../shared/eval/build_corpus.py dev DIR`` (``read_corpus``);
 * ``other_text(split)``: kinds of text the dev corpus does not hold (Python packages
   other than the top-level stdlib modules, man pages in nine more languages, Markdown
-  documentation, generated JSON, Debian changelogs m-z, Tang/Song poetry, and agent
-  transcripts). Files are split by a hash of their path into ``"fit"`` and ``"check"``
-  halves; transcripts and third-party site-packages code are only ever in ``"check"``.
+  documentation, generated JSON, chat, tables, encodings, files escaped into tool-call
+  arguments and the arguments of short tool calls, Debian changelogs m-z, Tang/Song
+  poetry, and agent transcripts). Files are split by a hash of their path into ``"fit"``
+  and ``"check"`` halves (generated text by its seed); transcripts and third-party
+  site-packages code are only ever in ``"check"``.
 
 The reference tokenizers are those of ``../shared/eval/ground_truth.py`` (imported by
 path, so the judge and this benchmark count the same way).
