@@ -355,6 +355,18 @@ def whole_triples(tokens: dict[str, list[bytes]]) -> dict[str, str]:
     return _packed_bitmaps(tokens, whole_triple_bitmap)
 
 
+def snake_parts_held(counters: list[Any], common_words: list[str]) -> dict[str, str]:
+    """Per vocabulary, which common words it holds whole after an underscore (``_input``
+    one token, ``_cap`` two: ``_c``, ``ap``): one byte per word of ``common_words`` (1:
+    held), as the base64 of its zlib."""
+    return {
+        name: base64.b64encode(
+            zlib.compress(bytes(counter.count("_" + word) == 1 for word in common_words), 9)
+        ).decode("ascii")
+        for name, counter in zip(VOCABULARIES, counters, strict=True)
+    }
+
+
 def _packed_bitmaps(
     tokens: dict[str, list[bytes]], bitmap: Callable[[list[bytes]], bytes]
 ) -> dict[str, str]:
@@ -474,6 +486,7 @@ def main() -> None:
         "deepseek-v4 and qwen3 vocabularies",
         "common_words": common_words,
         "upper_case_tokens": upper_case_tokens(pieces, common_words),
+        "snake_parts_held": snake_parts_held(all_four, common_words),
         "han_one_token": one,
         "han_three_tokens": three,
         "han_everyday": everyday,

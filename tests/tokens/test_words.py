@@ -7,13 +7,14 @@ from __future__ import annotations
 import functools
 import json
 from importlib import resources
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxbudget.tokens import words
-from ctxbudget.tokens.features import _camel_spellings, _tables
+from ctxbudget.tokens.features import _camel_spellings, _snake_split, _tables
 from ctxbudget.tokens.words import WORD_COUNT_NAMES, reference_word_counts, word_counter
 
 _WORDISH = st.lists(
@@ -55,7 +56,10 @@ def test_compiled_word_counts_equal_the_definition_on_the_shipped_tables(
     table = _tables().word_counts
     assert type(getattr(table, "__self__", None)).__name__ == "Words", "the features use C"
     common, parts, upper = _shipped_sets()
-    assert table(spelled, mixed) == reference_word_counts(common, parts, upper, spelled, mixed)
+    expected = reference_word_counts(
+        common, parts, upper, spelled, mixed, snake_split=_shipped_snake_split()
+    )
+    assert table(spelled, mixed) == expected
 
 
 @settings(max_examples=300)
@@ -67,9 +71,13 @@ def test_compiled_word_counts_equal_the_definition_on_any_tables(
     spelled: bytes,
     mixed: bool,
 ) -> None:
-    """Made-up tables (any bytes, colliding hashes and all) count the same both ways."""
+    """Made-up tables (any bytes, colliding hashes and all) count the same both ways, and
+    with made-up sets of snake_case parts (any subsets of the common words)."""
     expected = reference_word_counts(common, parts, upper, spelled, mixed)
     assert _compiled(common, parts, upper)(spelled, mixed) == expected
+    split = tuple(frozenset(w for w in common if (sum(w) + v) % 2) for v in range(4))
+    expected = reference_word_counts(common, parts, upper, spelled, mixed, snake_split=split)
+    assert word_counter(common, parts, upper, split)(spelled, mixed) == expected
 
 
 def test_each_word_count_means_what_its_name_says() -> None:
@@ -95,6 +103,8 @@ def test_each_word_count_means_what_its_name_says() -> None:
         "one_letter_words": 1,
         # Other words of 5-16 letters in title case: "Value" (one beyond four).
         "title_case_letters": 1,
+        # No snake_case parts: the tables of split parts are not given.
+        **dict.fromkeys((n for n in WORD_COUNT_NAMES if n.startswith("snake_parts_")), 0),
         # Mixed case: getValue (get, Value: common), fooBar (foo, Bar), XMLHttpRequest
         # (XML, Http, Request: common), the last (both parts); "Ab" is title case.
         "uncommon_camel_parts": 2 + 2,
@@ -110,10 +120,46 @@ def test_each_word_count_means_what_its_name_says() -> None:
         assert unmixed[:-3] == count(text, True)[:-3]
 
 
+def test_snake_case_parts_count_per_vocabulary_that_splits_them() -> None:
+    """A common word right after an underscore counts for each vocabulary whose table of
+    split parts holds it; the first word of a name, a part that is not common and a word
+    after any other mark do not."""
+    split = (frozenset([b"value"]), frozenset(), frozenset([b"value", b"get"]), frozenset())
+    text = b"get_value get_the_value foo_zyzzyva value.get _get"
+    for count in (
+        word_counter(_SMALL_WORDS, _SMALL_PARTS, _SMALL_UPPER, split),
+        functools.partial(
+            reference_word_counts, _SMALL_WORDS, _SMALL_PARTS, _SMALL_UPPER, snake_split=split
+        ),
+    ):
+        found = dict(zip(WORD_COUNT_NAMES, count(text, False), strict=True))
+        assert [found[f"snake_parts_split_{v}"] for v in words.SNAKE_VOCABULARIES] == [2, 0, 3, 0]
+
+
+def test_snake_split_tables_are_one_per_vocabulary_or_none() -> None:
+    """Tables of split parts for some vocabularies only are refused with what is needed."""
+    with pytest.raises(ValueError, match="one collection per"):
+        word_counter(_SMALL_WORDS, _SMALL_PARTS, _SMALL_UPPER, (frozenset(),))
+
+
 def _reference(
     common: frozenset[bytes], parts: frozenset[bytes], upper: frozenset[bytes]
 ) -> words.WordCounts:
     return functools.partial(reference_word_counts, common, parts, upper)
+
+
+@functools.cache
+def _shipped_snake_split() -> tuple[frozenset[bytes], ...]:
+    """Per vocabulary, the common words it splits after an underscore, as the features
+    read them."""
+    return tuple(map(frozenset, _snake_split(_raw_tables())))
+
+
+@functools.cache
+def _raw_tables() -> dict[str, Any]:
+    path = resources.files("ctxbudget.tokens").joinpath("data/feature_tables.json")
+    tables: dict[str, Any] = json.loads(path.read_text("utf-8"))
+    return tables
 
 
 @functools.cache
@@ -145,7 +191,7 @@ def test_without_the_extension_the_definition_counts(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(words, "compiled_extension", lambda warn=True: None)
     counts = word_counter(_SMALL_WORDS, _SMALL_PARTS, _SMALL_UPPER)
     assert isinstance(counts, functools.partial)
-    assert counts(b"the fooBar MAJOR x", True) == (4, 1, 6, 4, 0, 0, 0, 1, 1, 0, 2, 0, 0)
+    assert counts(b"the fooBar MAJOR x", True) == (4, 1, 6, 4, 0, 0, 0, 1, 1, 0, *(0,) * 4, 2, 0, 0)
 
 
 def test_the_compiled_words_refuse_what_they_cannot_read() -> None:
@@ -159,6 +205,8 @@ def test_the_compiled_words_refuse_what_they_cannot_read() -> None:
         words_type([], [], ["MAJOR"], flags, flags, 4, 16, 12)
     with pytest.raises(ValueError, match="256 bytes"):
         words_type([], [], [], b"short", flags, 4, 16, 12)
+    with pytest.raises(ValueError, match="one collection of bytes per vocabulary"):
+        words_type([], [], [], flags, flags, 4, 16, 12, ([b"x"],))
     counts = words_type([], [], [], flags, flags, 4, 16, 12).counts
     with pytest.raises(TypeError, match="spelled: bytes"):
         counts("text", True)

@@ -1143,11 +1143,16 @@ word_table_fill(WordTable *table, PyObject *words)
     return 0;
 }
 
+#define SNAKE_VOCABULARIES 4
+
 typedef struct {
     PyObject_HEAD
     WordTable words;
     WordTable parts;
     WordTable upper;
+    WordTable snake[SNAKE_VOCABULARIES]; /* per vocabulary: the common words it splits
+                                          * after an underscore */
+    int snakes;                          /* 0, or SNAKE_VOCABULARIES */
     unsigned char rare[256];
     unsigned char consonant[256];
     Py_ssize_t cap, long_word, long_run;
@@ -1160,6 +1165,9 @@ words_dealloc(Words *self)
     word_table_free(&self->words);
     word_table_free(&self->parts);
     word_table_free(&self->upper);
+    for (int v = 0; v < self->snakes; v++) {
+        word_table_free(&self->snake[v]);
+    }
     type->tp_free((PyObject *)self);
     Py_DECREF(type);
 }
@@ -1167,20 +1175,29 @@ words_dealloc(Words *self)
 static PyObject *
 words_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    PyObject *words, *parts, *upper;
+    PyObject *words, *parts, *upper, *snake = NULL;
     Py_buffer rare, consonant;
     Py_ssize_t cap, long_word, long_run;
-    static char *names[] = {"common_words",    "common_parts", "upper_case_tokens",
-                            "rare_flags",      "consonant_flags", "cap",
-                            "long_word",       "long_run",        NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOy*y*nnn:Words", names, &words, &parts,
-                                     &upper, &rare, &consonant, &cap, &long_word, &long_run)) {
+    static char *names[] = {"common_words", "common_parts",    "upper_case_tokens",
+                            "rare_flags",   "consonant_flags", "cap",
+                            "long_word",    "long_run",        "snake_split",
+                            NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOy*y*nnn|O!:Words", names, &words,
+                                     &parts, &upper, &rare, &consonant, &cap, &long_word,
+                                     &long_run, &PyTuple_Type, &snake)) {
         return NULL;
     }
     Words *self = NULL;
     if (rare.len != 256 || consonant.len != 256 || cap < 0 || long_word < 0 || long_run < 0) {
         PyErr_SetString(PyExc_ValueError,
                         "Words takes two flag tables of 256 bytes and counts of 0 or more");
+        goto done;
+    }
+    Py_ssize_t snakes = snake == NULL ? 0 : PyTuple_GET_SIZE(snake);
+    if (snakes != 0 && snakes != SNAKE_VOCABULARIES) {
+        PyErr_SetString(PyExc_ValueError,
+                        "Words takes snake_split: a tuple of one collection of bytes per "
+                        "vocabulary, or none");
         goto done;
     }
     self = (Words *)type->tp_alloc(type, 0);
@@ -1195,6 +1212,14 @@ words_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     if (word_table_fill(&self->words, words) < 0 || word_table_fill(&self->parts, parts) < 0 ||
         word_table_fill(&self->upper, upper) < 0) {
         Py_CLEAR(self);
+        goto done;
+    }
+    for (Py_ssize_t v = 0; v < snakes; v++) {
+        if (word_table_fill(&self->snake[v], PyTuple_GET_ITEM(snake, v)) < 0) {
+            Py_CLEAR(self);
+            goto done;
+        }
+        self->snakes = (int)v + 1; /* the tables filled so far, for dealloc */
     }
 done:
     PyBuffer_Release(&rare);
@@ -1217,7 +1242,8 @@ enum {
     W_UPPER_CASE_TOKENS,
     W_ONE_LETTER_WORDS,
     W_TITLE_CASE_LETTERS,
-    W_UNCOMMON_CAMEL_PARTS,
+    W_SNAKE_SPLIT, /* one per vocabulary: SNAKE_VOCABULARIES counts */
+    W_UNCOMMON_CAMEL_PARTS = W_SNAKE_SPLIT + SNAKE_VOCABULARIES,
     W_MIXED_CASE_LONG_WORD_LETTERS,
     W_COMMON_CAMEL_LONG_WORD_LETTERS,
     W_COUNTS
@@ -1335,6 +1361,12 @@ words_counts(Words *self, PyObject *const *args, Py_ssize_t nargs)
         }
         n[W_WORDS]++;
         if (word_table_holds(&self->words, data + start, i - start)) {
+            if (start > 0 && data[start - 1] == '_') { /* a part of a snake_case name */
+                for (int v = 0; v < self->snakes; v++) {
+                    n[W_SNAKE_SPLIT + v] += word_table_holds(&self->snake[v], data + start,
+                                                             i - start);
+                }
+            }
             continue;
         }
         if (i - start == 1 && !(start > 0 && data[start - 1] >= 0x80) &&
@@ -1363,7 +1395,7 @@ static PyType_Slot words_slots[] = {
     {Py_tp_dealloc, words_dealloc},
     {Py_tp_methods, words_methods},
     {Py_tp_doc, "Words(common_words, common_parts, upper_case_tokens, rare_flags, "
-                "consonant_flags, cap, long_word, long_run)\n\n"
+                "consonant_flags, cap, long_word, long_run, snake_split=())\n\n"
                 "The word counts of ctxbudget.tokens.words.reference_word_counts."},
     {0, NULL},
 };

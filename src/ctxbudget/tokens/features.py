@@ -49,6 +49,7 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
+from itertools import compress
 from types import MappingProxyType
 from typing import Any, Final
 
@@ -78,7 +79,13 @@ from ctxbudget.tokens.neighbours import (
     unmerged_pair_table,
 )
 from ctxbudget.tokens.repeats import UNITS, RepeatedUnit, repeated_units, shortest_runs
-from ctxbudget.tokens.words import CAP, RARE_LETTERS, WordCounts, word_counter
+from ctxbudget.tokens.words import (
+    CAP,
+    RARE_LETTERS,
+    SNAKE_VOCABULARIES,
+    WordCounts,
+    word_counter,
+)
 
 __all__ = [
     "FEATURE_NAMES",
@@ -172,6 +179,7 @@ FEATURE_NAMES: Final = (
     "escapes_after_punctuation",
     "newlines_after_words",
     "quote_alternations",
+    *(f"snake_parts_split_{vocabulary}" for vocabulary in SNAKE_VOCABULARIES),
     "unlearned_pairs",
     "script_letters",
     "thai_letters",
@@ -706,6 +714,7 @@ def _tables() -> _Tables:
             (word.encode() for word in tables["common_words"]),
             _camel_spellings(tables["common_words"]),
             (word.encode() for word in tables["upper_case_tokens"]),
+            _snake_split(tables),
         ),
         common_words=frozenset(word.encode() for word in tables["common_words"]),
         contraction_endings=_contraction_endings(tables["common_words"]),
@@ -830,6 +839,16 @@ def _contraction_endings(
         else:
             endings[ending.encode()] = (0, 1, len(ending), min(len(ending), CAP), rare, 0)
     return MappingProxyType(endings)
+
+
+def _snake_split(tables: dict[str, Any]) -> tuple[tuple[bytes, ...], ...]:
+    """Per vocabulary of ``SNAKE_VOCABULARIES``, the common words it does not hold whole
+    after an underscore (the tables keep a byte per common word: 1 where it does)."""
+    words = [word.encode() for word in tables["common_words"]]
+    return tuple(
+        tuple(compress(words, (not held for held in _bitmap(tables["snake_parts_held"][v]))))
+        for v in SNAKE_VOCABULARIES
+    )
 
 
 def _camel_spellings(common_words: list[str]) -> frozenset[bytes]:
@@ -1066,6 +1085,7 @@ def _piece_features(
         upper_case_tokens,
         one_letter_words,
         title_case_letters,
+        *snake_split,
         uncommon_parts,
         mixed_long_letters,
         common_camel_long_letters,
@@ -1167,6 +1187,7 @@ def _piece_features(
             escapes_after_punctuation,
             n[_WORD_BEFORE_NEWLINE],
             n[_QUOTE_ALTERNATIONS],
+            *snake_split,
             *_NO_SCRIPTS,
         )
     non_ascii = full.translate(None, _ASCII).decode("utf-8", "surrogatepass")
@@ -1272,6 +1293,7 @@ def _piece_features(
         escapes_after_punctuation,
         n[_WORD_BEFORE_NEWLINE],
         n[_QUOTE_ALTERNATIONS],
+        *snake_split,
         _unlearned_pairs(text, tables.mergeable_pairs, two_byte_pairs + script_pairs),
         script_letters - thai - devanagari - sum(scripts),
         thai,

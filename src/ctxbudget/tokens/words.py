@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from itertools import compress, filterfalse
 from typing import Final
 
@@ -27,12 +27,16 @@ __all__ = [
     "LONG_RUN",
     "LONG_WORD",
     "RARE_LETTERS",
+    "SNAKE_VOCABULARIES",
     "WORD_COUNT_NAMES",
     "WORD_SPLIT",
     "WordCounts",
     "reference_word_counts",
     "word_counter",
 ]
+
+SNAKE_VOCABULARIES: Final = ("cl100k", "o200k", "deepseek_v4", "qwen3")
+"""The vocabularies whose snake_case parts are counted, in order."""
 
 WORD_COUNT_NAMES: Final = (
     "words",
@@ -45,6 +49,7 @@ WORD_COUNT_NAMES: Final = (
     "upper_case_tokens",
     "one_letter_words",
     "title_case_letters",
+    *(f"snake_parts_split_{vocabulary}" for vocabulary in SNAKE_VOCABULARIES),
     "uncommon_camel_parts",
     "mixed_case_long_word_letters",
     "common_camel_long_word_letters",
@@ -63,7 +68,10 @@ a letter inside a word of another script, the ``V`` of ``Việt``, is priced as 
 word and by the joins); the letters beyond the ``CAP``-th of the other words of at most
 ``LONG_WORD`` letters in title case (a capital, then lower case: names, German nouns,
 ``Tlacoatzintepec``, which the vocabularies learned far less of than of lower-case
-words); and, only where asked for (``mixed``), of the other words of mixed case
+words); per vocabulary of ``snake_split`` (cl100k, o200k, DeepSeek V4, Qwen), the common
+words right after an underscore that it does not hold whole with it (the parts of
+snake_case names: DeepSeek V4 holds ``_input`` and ``_window``, and splits ``_cap`` into
+``_c`` and ``ap``); and, only where asked for (``mixed``), of the other words of mixed case
 (neither lower, upper nor title case), the camelCase parts that are not common words,
 and in those longer than ``LONG_WORD`` the letters beyond the ``LONG_WORD``-th: of the
 words with an uncommon part (random letters, base64), then of the words made of common
@@ -91,6 +99,8 @@ _LONG_CASE_RUN: Final = re.compile(rb"[a-z]{%d,}|[A-Z]{%d,}" % (LONG_RUN + 1, LO
 _CAMEL_PART: Final = re.compile(rb"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _NOT_RARE_LETTERS: Final = bytes(b for b in range(256) if b not in RARE_LETTERS)
 _CONSONANT_FLAGS: Final = bytes(int(b in _CONSONANTS) for b in range(256))
+# A run of letters right after an underscore: a part of a snake_case name.
+_SNAKE_PART: Final = re.compile(rb"(?<=_)[A-Za-z]+")
 _RARE_FLAGS: Final = bytes(int(b in RARE_LETTERS) for b in range(256))
 
 WordCounts = Callable[[bytes, bool], tuple[int, ...]]
@@ -103,12 +113,17 @@ def reference_word_counts(
     upper_case_tokens: Collection[bytes],
     spelled: bytes,
     mixed: bool,
+    snake_split: Sequence[Collection[bytes]] = (),
 ) -> tuple[int, ...]:
     """The counts of ``WORD_COUNT_NAMES`` of ``spelled``: ``common_words`` is the
     common-word table, ``common_parts`` the common words as camelCase parts are spelled
     ("valid", "Valid", "VALID"), ``upper_case_tokens`` the table of upper-case tokens
     (none of them a common word); ``mixed``: whether to count the mixed-case words'
-    features (else 0: the caller knows from the neighbour counts that there are none)."""
+    features (else 0: the caller knows from the neighbour counts that there are none);
+    ``snake_split``: per vocabulary of ``SNAKE_VOCABULARIES``, the common words it splits
+    after an underscore (none given: those counts are 0)."""
+    snake_parts = _SNAKE_PART.findall(spelled) if snake_split and b"_" in spelled else []
+    snake = tuple(sum(map(split.__contains__, snake_parts)) for split in snake_split)
     one_letter_words = [
         m.group() for m in _ONE_LETTER.finditer(spelled) if m.group() not in common_words
     ]
@@ -138,6 +153,7 @@ def reference_word_counts(
         len(not_common) - len(other_words),
         len(one_letter_words),
         sum(len(w) - CAP for w in short_words if len(w) > CAP and w.istitle()),
+        *(snake or (0,) * len(SNAKE_VOCABULARIES)),
         uncommon_parts,
         mixed_long_letters,
         common_camel_long_letters,
@@ -148,16 +164,20 @@ def word_counter(
     common_words: Iterable[bytes],
     common_parts: Iterable[bytes],
     upper_case_tokens: Iterable[bytes],
+    snake_split: Sequence[Iterable[bytes]] = (),
 ) -> WordCounts:
     """``reference_word_counts`` for these tables, computed by the C extension where the
     package was built with it (which builds a table of its own from them)."""
+    if len(snake_split) not in (0, len(SNAKE_VOCABULARIES)):
+        raise ValueError(f"snake_split: one collection per {SNAKE_VOCABULARIES}, or none")
     extension = compiled_extension(warn=False)  # neighbours warned at import
     if extension is None:
         # Copied from a set, so that the table is sized for its members (1 MB, where one
         # grown item by item is twice as large): fewer cache misses on every word.
         words, parts = frozenset(set(common_words)), frozenset(set(common_parts))
         upper = frozenset(set(upper_case_tokens))
-        return functools.partial(reference_word_counts, words, parts, upper)
+        split = tuple(frozenset(set(vocabulary)) for vocabulary in snake_split)
+        return functools.partial(reference_word_counts, words, parts, upper, snake_split=split)
     counts: WordCounts = extension.Words(
         tuple(common_words),
         tuple(common_parts),
@@ -167,6 +187,7 @@ def word_counter(
         CAP,
         LONG_WORD,
         LONG_RUN,
+        tuple(tuple(vocabulary) for vocabulary in snake_split),
     ).counts
     return counts
 
