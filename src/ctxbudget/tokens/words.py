@@ -122,7 +122,11 @@ def reference_word_counts(
     features (else 0: the caller knows from the neighbour counts that there are none);
     ``snake_split``: per vocabulary of ``SNAKE_VOCABULARIES``, the common words it splits
     after an underscore (none given: those counts are 0)."""
-    snake_parts = _SNAKE_PART.findall(spelled) if snake_split and b"_" in spelled else []
+    snake_parts = (
+        [p for p in _SNAKE_PART.findall(spelled) if p in common_words]
+        if snake_split and b"_" in spelled
+        else []
+    )
     snake = tuple(sum(map(split.__contains__, snake_parts)) for split in snake_split)
     one_letter_words = [
         m.group() for m in _ONE_LETTER.finditer(spelled) if m.group() not in common_words
