@@ -157,6 +157,7 @@ def _shipped_snake_split() -> tuple[frozenset[bytes], ...]:
 
 @functools.cache
 def _raw_tables() -> dict[str, Any]:
+    """The shipped ``data/feature_tables.json``, read once."""
     path = resources.files("ctxbudget.tokens").joinpath("data/feature_tables.json")
     tables: dict[str, Any] = json.loads(path.read_text("utf-8"))
     return tables
@@ -166,8 +167,7 @@ def _raw_tables() -> dict[str, Any]:
 def _shipped_sets() -> tuple[frozenset[bytes], frozenset[bytes], frozenset[bytes]]:
     """The common-word table, its camelCase spellings and the upper-case tokens, as the
     features build them."""
-    path = resources.files("ctxbudget.tokens").joinpath("data/feature_tables.json")
-    tables = json.loads(path.read_text("utf-8"))
+    tables = _raw_tables()
     common_words = tables["common_words"]
     return (
         frozenset(w.encode() for w in common_words),
