@@ -124,6 +124,21 @@ def _shouted(rng: random.Random, upper_case_tokens: list[str]) -> list[str]:
     return [" ".join(chosen), "_".join(chosen), "\n".join(chosen)]
 
 
+def _table_rules(rng: random.Random) -> list[str]:
+    """Rules of Markdown tables, a line each, of 2-8 columns: of three dashes a column,
+    of 3-12, and aligned by colons (``|:---|---:|``)."""
+
+    def rules(column: Callable[[], str]) -> str:
+        return "".join(
+            "|" + "|".join(column() for _ in range(rng.randint(2, 8))) + "|\n" for _ in range(300)
+        )
+
+    def aligned() -> str:
+        return rng.choice(("", ":")) + "-" * rng.randint(3, 12) + rng.choice(("", ":"))
+
+    return [rules(lambda: "---"), rules(lambda: "-" * rng.randint(3, 12)), rules(aligned)]
+
+
 def probes() -> list[tuple[str, list[str]]]:
     """Features, each with texts made of little else (but the features before it),
     which no vocabulary merges far: the feature's floor is what the most costly of
@@ -223,6 +238,7 @@ def probes() -> list[tuple[str, list[str]]]:
         ("other_three_byte", ["\u2550" * 1000, "\u2501" * 1000, "\u2588" * 1000]),
         ("other_three_byte_unmergeable", ["\u200b" * 1000, "\u2060" * 1000, "\u251c" * 1000]),
         ("quote_alternations", [u * 2000 for u in ("'/", '",', "',", '"/', "';", '"&')]),
+        ("table_rule_pieces", _table_rules(rng)),
         (
             "format_controls",
             [

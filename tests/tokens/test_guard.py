@@ -105,8 +105,9 @@ ANY_TEXT = st.lists(PIECES, min_size=1, max_size=4).map("".join)
     "triples force one cut or none ('tNIPdTg=' for o200k, 71 %), runs of letters whose pairs "
     "and triples the vocabularies hold ('NiaiNiai3626a2Niai' for cl100k, 85 %), base64 "
     "between control characters, soups of halfwidth forms for Qwen, and Markdown table "
-    "rules ('|---|---|', 5 tokens of cl100k's and 2 of DeepSeek's, counted 3) are still "
-    "counted below the share (issue 10, item 1)",
+    "rules aligned by colons or of other widths than three dashes for DeepSeek V4 and "
+    "cl100k ('|:---|:---|:---|': 10 tokens of DeepSeek's, counted 7) are still counted "
+    "below the share (issue 10, item 1)",
     strict=True,
 )
 @settings(
@@ -344,7 +345,7 @@ def test_prose_of_scripts_that_shared_a_cheaper_price_is_not_underpriced(languag
     strict=True,
     reason="not yet met: Mongolian words are mostly letters of Russian's alphabet; with "
     "every Cyrillic letter of a Kyrgyz or Mongolian text priced as such the guard counts "
-    "this prose at 91 % of the largest count and o200k's profile at 97 % of its own, but "
+    "this prose at 91 % of the largest count and o200k's profile at 98 % of its own, but "
     "DeepSeek V4's profile at 79 % and Qwen's at 85 % (docs/tokens.md, Cyrillic beyond "
     "Russian)",
 )
@@ -392,6 +393,34 @@ def test_rules_of_box_drawing_are_not_priced_at_the_worst_case_of_other_symbols(
         assert CalibratedCounter(profile).count(table) <= 1.25 * exact[vocabulary], profile
     assert CalibratedCounter("generic").count(table) <= 1.25 * max(exact.values())
     assert_not_fooled(table)
+
+
+def _table_rule(column: str, columns: int) -> str:
+    return "|" + "|".join([column] * columns) + "|"
+
+
+@pytest.mark.parametrize("columns", range(1, 13))
+@pytest.mark.parametrize("column", ["---", " --- ", " ------ "])
+@pytest.mark.parametrize("around", ["{}", "{}\n", "\n{}\n"])
+def test_markdown_table_rules_are_not_underpriced(column: str, columns: int, around: str) -> None:
+    """The rules assistants write under a table's header (``|---|---|``): cl100k, o200k
+    and Qwen spend a token on each pipe and each run of dashes, where every profile had
+    priced a rule as a run of punctuation (cl100k's: ``|---|---|`` 3 of 5 tokens, ten
+    columns 11 of 21)."""
+    assert_not_fooled(around.format(_table_rule(column, columns)))
+
+
+@pytest.mark.parametrize("column", ["---", ":---", "---:", ":---:", "------", "--", "-"])
+def test_the_guard_does_not_underprice_a_rule_of_any_style(column: str) -> None:
+    """``generic`` holds its share on rules aligned by colons and of any width; the
+    profiles of the vocabularies do not yet on all of them (DeepSeek V4's ``|:---|``,
+    ``|------|`` and ``|--|`` at 65-77 % of its count, cl100k's rules aligned by colons
+    at 75-86 %, o200k's and Qwen's ``| :---: |`` at 80-86 %: the property's xfail)."""
+    for columns in range(1, 13):
+        for text in (_table_rule(column, columns), f"\n{_table_rule(column, columns)}\n"):
+            largest = max(count(text) for count in vocabularies().values())
+            generic = CalibratedCounter("generic").count(text)
+            assert generic >= math.floor(GENERIC_SHARE * largest), (text, generic, largest)
 
 
 MACRO_WORDS = [
