@@ -365,6 +365,10 @@ def _files(patterns: list[str]) -> list[str]:
 
 STDLIB = sysconfig.get_paths()["stdlib"]
 SITE = sysconfig.get_paths()["purelib"]
+RUST_DOCS = "/root/.rustup/toolchains/stable-*/share/doc/rust/html"
+"""The Rust toolchain's documentation, where rustup installed it (absent, its kinds are
+empty)."""
+RUST_BOOKS = ("book", "reference", "rust-by-example", "nomicon", "cargo")
 MAN_LANGUAGES = ("de", "fr", "es", "it", "pl", "ru", "uk", "ko", "pt_BR")
 
 
@@ -425,6 +429,29 @@ def _kinds() -> dict[str, tuple[Callable[[str], str], list[str], bool]]:
             False,
         ),
         "markdown": (_read, _files(["/usr/share/doc/*/*.md", "/usr/share/doc/*/*.md.gz"]), False),
+        # Web pages and style sheets, as agents fetch or read them: manuals and books
+        # (prose, code blocks escaped into HTML), API pages (markup, inline scripts), CSS.
+        "html_manuals": (
+            _read,
+            _files(
+                [
+                    "/usr/share/doc/*/html/*.html",
+                    "/usr/lib/node_modules/npm/docs/output/**/*.html",
+                    *(f"{RUST_DOCS}/{book}/**/*.html" for book in RUST_BOOKS),
+                ]
+            ),
+            False,
+        ),
+        "html_api_pages": (
+            _read,
+            _files([f"{RUST_DOCS}/std/*.html", f"{RUST_DOCS}/std/*/*.html"]),
+            False,
+        ),
+        "css": (
+            _read,
+            _files([f"{RUST_DOCS}/**/*.css", f"{SITE}/**/*.css", "/usr/share/doc/**/*.css"]),
+            False,
+        ),
         "changelog_m_z": (
             _read,
             [

@@ -8,6 +8,7 @@ import math
 import operator
 import random
 import re
+import string
 import unicodedata
 from collections.abc import Callable
 from importlib import resources
@@ -286,7 +287,8 @@ NEW_FEATURES = tuple(
         (")\u00ac)\u00ac", {"punctuation_before_non_ascii": 2}),
         ("\u00a4L\u00a4L", {"letter_after_non_ascii": 2}),
         ("\U0001ff52\U0001f600", {"emoji_plane_costs_three": 1}),  # unassigned; an emoji
-        ("a\u3000b\u00a0c", {"letter_after_non_ascii": 2, "unicode_spaces": 2}),
+        # A letter after the ideographic space, not after the no-break one (a word start).
+        ("a\u3000b\u00a0c", {"letter_after_non_ascii": 1, "unicode_spaces": 2}),
         # Vocabularies merge runs of no-break spaces: the first of a run is priced.
         ("\u00a0\u00a0\u00a0 x\u00a0", {"unicode_spaces": 2}),
         ("\t \r\n x", {"whitespace_changes": 2}),  # \t-space, space-\r; not \r-\n, nor after \n
@@ -339,12 +341,37 @@ def test_features_for_what_ordinary_text_lacks(text: str, expected: dict[str, in
 
 
 def test_a_run_of_no_break_spaces_is_priced_as_its_first() -> None:
-    """Every vocabulary merges "\\xa0\\xa0\\xa0\\xa0" to one token: the two-byte class
-    counts the first no-break space of a run, not the ones after it (three in a row had
-    been priced at six tokens, four at eight)."""
-    assert features("\u00a0\u00a0\u00a0 x\u00a0")["latin_extended"] == 2
-    assert features("\u00e9\u00e9\u00a0\u00a0")["latin_extended"] == 3
+    """Every vocabulary merges "\\xa0\\xa0\\xa0\\xa0" to one token: the white space
+    beyond ASCII counts the first no-break space of a run, not the ones after it (three in
+    a row had been priced at six tokens, four at eight), and the two-byte class none of
+    them."""
+    assert features("\u00a0\u00a0\u00a0 x\u00a0")["unicode_spaces"] == 2
+    assert "latin_extended" not in features("\u00a0\u00a0\u00a0 x\u00a0")
+    assert features("\u00e9\u00e9\u00a0\u00a0")["latin_extended"] == 2
     assert CalibratedCounter("cl100k").count("\u00a0" * 4) <= 3
+
+
+def test_a_no_break_space_between_words_is_priced_as_white_space_only() -> None:
+    """Web pages turned into text put a no-break space between words, a token of its own
+    in every vocabulary before a word that starts as after a space: it had been priced as
+    a two-byte letter, as white space and as a join to the letters after it, each about a
+    token (prose written so, 17 cl100k tokens, counted 30)."""
+    found = features("the\u00a0tool\u00a0is")
+    assert found["unicode_spaces"] == 2
+    assert "latin_extended" not in found
+    assert "letter_after_non_ascii" not in found
+    assert features("\u00a4L\u00a0x")["letter_after_non_ascii"] == 1  # after the ¤ only
+
+
+def test_a_hyphen_between_letters_is_priced_apart_from_runs_of_punctuation() -> None:
+    """Kebab-case names (``margin-block-start``, ``--dry-run``) are split by every
+    vocabulary as snake_case names are (``-block``, ``-start``): a hyphen between a
+    letter and a lower-case one is counted as a joiner, not as a run of punctuation, so
+    that the fit prices it on its own."""
+    found = features(" margin-block-start: a-b-c; --dry-run x - y")
+    assert found["hyphen_joiners"] == 5
+    assert found["punctuation_runs"] == 4  # ":", ";", "--" and the spaced "-"
+    assert "hyphen_joiners" not in features("x - y -- 3-4 -z DB-SCHEMA")
 
 
 def test_unlearned_pairs_tell_random_letters_from_prose_in_the_same_script() -> None:
@@ -964,7 +991,13 @@ def reference_ascii_features(text: str) -> dict[str, int]:
     short = short_other_words(text)
     joiners, contractions = len(WORD_JOINER.findall(text)), len(CONTRACTION.findall(text))
     directives = len(DIRECTIVE.findall(text))
+    # A hyphen between a letter and a lower-case letter, each hyphen of "a-b-c" counted.
+    hyphens = sum(
+        x.isascii() and x.isalpha() and y == "-" and z in string.ascii_lowercase
+        for x, y, z in zip(text, text[1:], text[2:], strict=False)
+    )
     return {
+        "hyphen_joiners": hyphens,
         "upper_case_tokens": sum(
             map(
                 _upper_case_tokens().__contains__,
@@ -987,7 +1020,7 @@ def reference_ascii_features(text: str) -> dict[str, int]:
         "digit_groups": sum(-(-len(run) // 3) for run in re.findall("[0-9]+", text)),
         "space_before_digit": pairs(text, space, digit),
         "punctuation": sum(map(punct, text)) - contractions,
-        "punctuation_runs": runs_of(text, punct) - joiners - directives - contractions,
+        "punctuation_runs": runs_of(text, punct) - joiners - directives - contractions - hyphens,
         "word_joiners": joiners,
         "preprocessor_directives": directives,
         "contractions": contractions,

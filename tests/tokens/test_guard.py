@@ -517,3 +517,31 @@ def test_the_pair_floor_is_not_above_the_exact_count_on_ordinary_text() -> None:
             assert floors[name] <= exact + 1, (name, floors[name], exact, chunk[:80])
             above += floors[name] > exact
     assert above <= 0.01 * len(chunks)
+
+
+def _kebab_words(seed: int, words: int, letters: str) -> str:
+    rng = random.Random(seed)
+    return "-".join("".join(rng.choices(letters, k=rng.randint(1, 6))) for _ in range(words))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a-" * 500,
+        "-a" * 500,
+        "x-y" * 300,
+        _kebab_words(1, 300, string.ascii_lowercase),
+        _kebab_words(2, 300, string.ascii_letters),
+        _kebab_words(3, 300, "bcdfghjklmnpqrstvwxz"),
+        "--" + "-".join(["no"] * 200),
+        "\u00a0a" * 500,
+        "a\u00a0" * 500,
+        "\u00a0".join(["the"] * 400),
+        "\u00a0".join(_kebab_words(4, 300, string.ascii_letters).split("-")),
+    ],
+)
+def test_hyphens_and_no_break_spaces_between_letters_do_not_fool_the_guard(text: str) -> None:
+    """A hyphen between letters is priced as a joiner and a no-break space before a word
+    as white space only (cheaper than before): texts made of little else, random letters
+    included, still count at least each guard's share."""
+    assert_not_fooled(text)

@@ -180,6 +180,7 @@ FEATURE_NAMES: Final = (
     "newlines_after_words",
     "quote_alternations",
     "table_rule_pieces",
+    "hyphen_joiners",
     *(f"snake_parts_split_{vocabulary}" for vocabulary in SNAKE_VOCABULARIES),
     "unlearned_pairs",
     "script_letters",
@@ -441,6 +442,15 @@ their 9 tokens); DeepSeek V4 merges a pipe and three dashes (``|---|---`` is one
 and splits the other rules as they do. No weight of the tokenizer-specific profiles is
 floored on it: a floor prices what the other punctuation features already pay, and put
 ``|---|---|`` at 7-9 tokens.
+``hyphen_joiners``: a hyphen between an ASCII letter and a lower-case one (kebab-case
+names in CSS, HTML attributes, command-line flags and package names:
+``margin-block-start``, ``--dry-run``; English compounds), which the vocabularies join
+to the word after it (``-block``, ``-start``) as they join an underscore, left out of
+``punctuation_runs``. The fits price one about as a run (0.59-0.67 of a token against
+0.59-0.73: the word after it has no space before it, and the vocabularies split such
+words further, ``-hand``, ``ling``); ``generic`` above one (0.69 against 0.30).
+Not before a capital: ``DB-SCHEMA`` is ``DB``, ``-S``, ``CHE``, ``MA`` in o200k, the
+hyphen no cheaper than other punctuation.
 ``snake_parts_split_*``: per vocabulary, the common words right after an underscore
 (the parts of snake_case names) that it does not hold whole with the underscore
 (``benchmarks/tokens_tables.py`` asks each: DeepSeek V4 holds ``_input`` and
@@ -581,6 +591,10 @@ _TABLE_RULE: Final = re.compile(rb"[-:|]*\|[-:|]*")
 # dash. Written to start with the pipe, so that the search skips from pipe to pipe (ten
 # times faster than four substring tests on the dev corpus).
 _RULE_JOINT: Final = re.compile(rb"\|(?:(?=[-:])|(?<=[-:]\|))")
+# A hyphen between an ASCII letter and a lower-case one. Written to start with the
+# hyphen, so that the search skips from hyphen to hyphen (56.7 -> 4.5 ms over the dev
+# corpus, against a letter class first, which is tried at every byte).
+_HYPHEN_JOINER: Final = re.compile(rb"-(?=[a-z])(?<=[A-Za-z]-)")
 _PIECE: Final = PIECE  # longer texts are cut after a newline, which no feature spans
 
 
@@ -1124,6 +1138,7 @@ def _piece_features(
         carriage_returns,
     ) = class_counts(data, _KIND_CLASSES, len(_KINDS))
     joiners = n[_WORD_JOINERS]
+    hyphens = len(_HYPHEN_JOINER.findall(data)) if b"-" in data else 0
     directives = len(_DIRECTIVE.findall(data, 0 if line_start else 1)) if b"#" in data else 0
     endings = _CONTRACTION.findall(data) if b"'" in data else []
     punctuation_count = punctuation_only + quotes + controls
@@ -1161,7 +1176,7 @@ def _piece_features(
         digit_count - n[_DIGIT_PAIRS] + n[_DIGIT_PAIRS_OPENING_GROUPS],
         n[_SPACE_BEFORE_DIGIT],
         punctuation_count - contractions,
-        punctuation_count - pair_count - joiners - directives - contractions,
+        punctuation_count - pair_count - joiners - directives - contractions - hyphens,
         joiners,
         directives,
         contractions,
@@ -1210,6 +1225,7 @@ def _piece_features(
             n[_WORD_BEFORE_NEWLINE],
             n[_QUOTE_ALTERNATIONS],
             rule_pieces,
+            hyphens,
             *snake_split,
             *_NO_SCRIPTS,
         )
@@ -1261,7 +1277,12 @@ def _piece_features(
     costs = len(costly)
     costs_two = _matched(tables.costs_two, costly) if costs else 0
     extra_tokens = _extra_tokens(tables.own_costs, costly) if costs else _NO_EXTRA_TOKENS
-    letters_after = n[_LETTER_AFTER_NON_ASCII]
+    # A no-break space is priced as white space only (``unicode_spaces``): the letters
+    # after it start a word, as after a space, and join nothing.
+    no_break_spaces = non_ascii.count("\xa0")
+    letters_after = n[_LETTER_AFTER_NON_ASCII] - (
+        len(_NO_BREAK_SPACE_LETTER.findall(text)) if no_break_spaces else 0
+    )
     # Only letters after a character of U+0080-U+1FFF can join: none in most CJK text.
     joinable = latin_extended or greek_cyrillic or other_two_byte or script_letters
     learned_joins = _learned_joins(text, tables.letter_joins) if letters_after and joinable else 0
@@ -1284,7 +1305,7 @@ def _piece_features(
         kana - cjk_punctuation,
         hangul,
         cjk_punctuation + compatibility_or_fullwidth,
-        latin_extended - no_break_repeats,
+        latin_extended - no_break_spaces,
         greek_cyrillic,
         _greek_cyrillic_uppercase(full) if greek_cyrillic else 0,
         beyond_russian,
@@ -1317,6 +1338,7 @@ def _piece_features(
         n[_WORD_BEFORE_NEWLINE],
         n[_QUOTE_ALTERNATIONS],
         rule_pieces,
+        hyphens,
         *snake_split,
         _unlearned_pairs(text, tables.mergeable_pairs, two_byte_pairs + script_pairs),
         script_letters - thai - devanagari - sum(scripts),
@@ -1404,6 +1426,7 @@ _FORMAT_CONTROLS: Final = _sparse_runs("\u200b\u200e\u200f\u202a-\u202e\u2060-\u
 # of ASCII spaces: ``latin_extended`` and ``unicode_spaces`` price the first of a run only
 # (each of three in a row at both prices, a run was counted at five times its tokens).
 _NO_BREAK_SPACES: Final = re.compile("\xa0+")
+_NO_BREAK_SPACE_LETTER: Final = re.compile("\xa0[A-Za-z]")
 _UNICODE_SPACES: Final = re.compile(
     "[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
 )
