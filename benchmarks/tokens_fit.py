@@ -432,7 +432,7 @@ price of its own, and a language of a chunk or two should not outweigh a dozen."
 WEB_KINDS = frozenset({"html_manuals", "html_api_pages", "css"})
 WEB_WEIGHT = 1.0
 """Web pages and style sheets weigh what a catalog or a generated text does. At
-``PROSE_AND_CODE_WEIGHT`` they did more for the tool output of agents never fitted on
+``PROSE_AND_CODE_WEIGHT`` they did more for the tool output of the sessions held out
 (``benchmarks/accuracy.py``: cl100k 2.6 -> 2.1 %, o200k 2.8 -> 2.3 %; CSS 5-7 % -> 4.6-5.1
 %), but their quotes and attributes moved the price of short JSON: Qwen's tool-call
 arguments 3.3 -> 4.8 % (calls of 7-12 tokens counted one over) and o200k's dev-corpus
