@@ -276,8 +276,8 @@ neither yet, so that appending text never lowers a count). ``long_run_letters``:
 beyond the ``LONG_RUN``-th of a run of one case inside a word longer than ``LONG_WORD``
 letters ("abab..." or random letters, which no vocabulary merges far; camelCase
 identifiers are many short runs and add nothing). ``controls``: control characters such as terminal
-escapes. Beyond ASCII: ``latin_extended`` U+0080-U+037F (but a no-break space after
-one: vocabularies merge their runs as they merge spaces),
+escapes. Beyond ASCII: ``latin_extended`` U+0080-U+037F but the no-break space
+(priced as white space, below),
 ``greek_cyrillic`` U+0380-U+053F, ``other_two_byte`` U+0540-U+07FF (Hebrew, Arabic...),
 ``two_byte_runs`` their words; ``other_three_byte``: the rest of the Basic Multilingual
 Plane outside CJK (Indic scripts, symbols, box drawing, typographic punctuation), and
@@ -296,7 +296,8 @@ of U+1F000-U+1FFFF that some vocabulary spends 3 or more tokens on alone
 (``data/feature_tables.json``): unassigned ones and most symbols, where ``astral`` is
 priced for the emoji that merge. ``letter_after_non_ascii``: an ASCII letter run that
 starts right after a non-ASCII character ("¤L", "èN"), a piece the ASCII word table does
-not price. ``unicode_spaces``: white space beyond ASCII (no-break, ideographic,
+not price; not after a no-break space, where a word starts as after a space.
+``unicode_spaces``: white space beyond ASCII (no-break, ideographic,
 typographic and zero-width no-break spaces; of a run of no-break spaces, the first), a
 token each where it does not merge with the next word.
 ``whitespace_changes``: an ASCII white-space character (space, tab, newline, CR, VT, FF)
@@ -1423,8 +1424,8 @@ _PAIR_RUNS: Final = re.compile("[\x80-\u07ff][\x80-\u07ff]+|[\u0800-\u1fff][\u08
 # vocabularies merge them (priced here, they put Persian catalogs 2-5 points over).
 _FORMAT_CONTROLS: Final = _sparse_runs("\u200b\u200e\u200f\u202a-\u202e\u2060-\u206f")
 # Every vocabulary merges a run of no-break spaces to a token or two, as it merges a run
-# of ASCII spaces: ``latin_extended`` and ``unicode_spaces`` price the first of a run only
-# (each of three in a row at both prices, a run was counted at five times its tokens).
+# of ASCII spaces: ``unicode_spaces`` prices the first of a run only (each of three in a
+# row at two prices, a run was counted at five times its tokens).
 _NO_BREAK_SPACES: Final = re.compile("\xa0+")
 _NO_BREAK_SPACE_LETTER: Final = re.compile("\xa0[A-Za-z]")
 _UNICODE_SPACES: Final = re.compile(
