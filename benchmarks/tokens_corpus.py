@@ -77,7 +77,15 @@ def read_corpus(directory: str) -> list[Sample]:
 
 
 def _half(path: str) -> str:
-    return "fit" if hashlib.sha256(path.encode()).digest()[0] % 2 == 0 else "check"
+    return "fit" if hashlib.sha256(_stable(path).encode()).digest()[0] % 2 == 0 else "check"
+
+
+def _stable(path: str) -> str:
+    """A file's name for the split and the order samples are taken in: relative to
+    ``SHARED`` for its files, so that both are the same wherever the checkout lies (the
+    absolute path put other sessions on each side in another directory)."""
+    shared = str(SHARED) + "/"
+    return path[len(shared) :] if path.startswith(shared) else path
 
 
 def _chunks(text: str, size: int) -> Iterator[str]:
@@ -502,7 +510,7 @@ def other_text(split: str) -> list[Sample]:
     samples: list[Sample] = []
     for kind, (reader, paths, check_only) in _kinds().items():
         wanted = [p for p in paths if (split == "check" if check_only else _half(p) == split)]
-        wanted.sort(key=lambda p: hashlib.sha256(p.encode()).hexdigest())
+        wanted.sort(key=lambda p: hashlib.sha256(_stable(p).encode()).hexdigest())
         samples.extend(_kind_samples(kind, reader, wanted))
     seed = 1 if split == "fit" else 2
     for source, text in _generated_json(seed):

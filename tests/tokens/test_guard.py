@@ -309,6 +309,16 @@ def test_no_punctuation_mark_written_again_and_again_is_underpriced(mark: str, t
     assert_not_fooled(mark * times)
 
 
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.text(st.sampled_from("0123456789"), min_size=1, max_size=3), st.integers(2, 700))
+def test_numbers_and_runs_of_digits_are_not_underpriced(unit: str, times: int) -> None:
+    """Digits written again and again ("0" * 80, as the hex of zero bytes is) keep the
+    shares: cl100k, o200k and DeepSeek V4 spend a token on every three, which o200k's
+    profile, fitted freely, priced at 0.87 of a token (the ``digit_groups`` floor)."""
+    assert_not_fooled(unit * times)
+    assert_not_fooled(f"{{'offset': {unit * times}}}")
+
+
 def test_an_arabic_request_the_old_guard_let_through_is_priced_near_its_cost() -> None:
     """The issue's end-to-end case: a request cl100k counts ~29,000 tokens, once priced at
     3,293, must now be priced at >= 90 % of the largest vocabulary's count."""
