@@ -28,7 +28,9 @@ _RUNS = st.builds(
 _DATA = st.lists(
     st.one_of(
         st.sampled_from(_CLASS_BYTES).map(lambda b: bytes((b,))),
-        st.sampled_from([b" ", b"\n", b"\r\n", b"\t", b"'", b'"', b"_", b".", b"a", b"A"]),
+        st.sampled_from(
+            [b" ", b"\n", b"\r\n", b"\t", b"'", b'"', b"_", b".", b"-", b"a", b"A", b"b"]
+        ),
         _RUNS,
     ),
     max_size=60,
@@ -82,6 +84,7 @@ def test_compiled_counts_equal_the_definition_on_any_text(text: str, line_start:
         (b"!!!!", "short_merging_triples", 2),
         (b"----", "short_merging_triples", 0),
         (b"file.py a._b _x", "word_joiners", 1),
+        (b"a-b A-b a-B -a a- x--y \xc3-a", "hyphen_joiners", 2),
         (b"a   b", "space_triples", 1),
         (b"x\ny\n \n\n", "text_line_starts", 2),
         (b" \t\t\n\r", "whitespace_changes", 2),

@@ -80,6 +80,7 @@ enum {
     N_WORD_BEFORE_NEWLINE,
     N_QUOTE_ALTERNATIONS,
     N_DIGIT_PAIRS_OPENING_GROUPS,
+    N_HYPHEN_JOINERS,
     N_COUNTS
 };
 
@@ -111,6 +112,7 @@ enum {
     P_THREE_BYTE_LEAD,
     P_THREE_BYTE_SCRIPT_LEAD,
     P_WORD_NEWLINE,
+    P_HYPHEN_LOWER,
     P_KINDS
 };
 
@@ -141,6 +143,7 @@ static const int count_of_pair[P_KINDS] = {
     [P_THREE_BYTE_LEAD] = N_THREE_BYTE_LEAD_PAIRS,
     [P_THREE_BYTE_SCRIPT_LEAD] = N_THREE_BYTE_SCRIPT_LEAD_PAIRS,
     [P_WORD_NEWLINE] = N_WORD_BEFORE_NEWLINE,
+    [P_HYPHEN_LOWER] = -1,
 };
 
 typedef struct {
@@ -165,6 +168,7 @@ roles(unsigned f, unsigned m, unsigned l, uint32_t *first, uint32_t *second)
     if (m & M_SHORT_MERGING) { a |= BIT(P_SHORT_MERGING); b |= BIT(P_SHORT_MERGING); }
     if (f & F_JOINER) { a |= BIT(P_JOINER_LETTER); }
     if (f & F_LETTER) { b |= BIT(P_JOINER_LETTER) | BIT(P_NON_ASCII_LETTER); }
+    if (f & F_LOWER) { b |= BIT(P_HYPHEN_LOWER); }
     if (f & F_DIGIT) { a |= BIT(P_DIGIT); b |= BIT(P_DIGIT) | BIT(P_SPACE_DIGIT); }
     if (f & F_SPACE) {
         a |= BIT(P_SPACE_DIGIT) | BIT(P_SPACE_PUNCTUATION) | BIT(P_SPACE) |
@@ -234,6 +238,8 @@ neighbours_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         self->more[b] = more[b];
         roles(flags[b], more[b], leads[b], &self->first[b], &self->second[b]);
     }
+    /* The hyphen has no class of its own among the flags: it is punctuation there. */
+    self->first['-'] |= BIT(P_HYPHEN_LOWER);
     return (PyObject *)self;
 }
 
@@ -260,6 +266,9 @@ look_closer(const Neighbours *self, Py_ssize_t *n, uint32_t kinds, int b, int pb
     }
     if (kinds & BIT(P_JOINER_LETTER)) {
         n[N_WORD_JOINERS] += (ppf & F_LETTER) != 0;
+    }
+    if (kinds & BIT(P_HYPHEN_LOWER)) {
+        n[N_HYPHEN_JOINERS] += (ppf & F_LETTER) != 0;
     }
     if (kinds & BIT(P_SPACE)) {
         n[N_SPACE_TRIPLES] += (ppf & F_SPACE) != 0;

@@ -102,6 +102,7 @@ NEIGHBOUR_NAMES: Final = (
     "word_before_newline",
     "quote_alternations",
     "digit_pairs_opening_groups",
+    "hyphen_joiners",
 )
 """What each count is, in order (each pair is "a byte of the second class right after
 one of the first"):
@@ -132,7 +133,8 @@ line's last letters ("。", "։", "።"), the lead byte cannot tell the two apar
 ``quote_alternations``: two punctuation marks, one of them a quote, alternating (``'/'/``,
 ``",",``), from the fourth on; ``digit_pairs_opening_groups``: digit pairs whose second
 digit opens a group of three of its run, counted from the run's start (the fourth,
-seventh... digit: ``"2026"`` has one), so that a run of n digits is ceil(n / 3) groups."""
+seventh... digit: ``"2026"`` has one), so that a run of n digits is ceil(n / 3) groups;
+``hyphen_joiners``: a hyphen between two ASCII letters, the second lower case."""
 
 ASCII_PUNCTUATION: Final = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 # Control characters are punctuation to every pre-tokenizer (not letters, digits or
@@ -339,8 +341,9 @@ def reference_counts(data: bytes, line_start: bool) -> tuple[int, ...]:
         _quote_alternations(data, more_flags, changes_mask, punctuation) if changes else 0
     )
     group_pairs = _digit_pairs_opening_groups(data) if digits & previous else 0
+    hyphens = len(_HYPHEN_JOINER.findall(data)) if b"-" in data else 0
     if data.isascii():
-        return (*ascii_counts, *_NO_NON_ASCII, word_newline, alternations, group_pairs)
+        return (*ascii_counts, *_NO_NON_ASCII, word_newline, alternations, group_pairs, hyphens)
     leads = int.from_bytes(data.translate(LEAD_FLAG_TABLE), "little")
     if newlines:
         # The letter lead flag (bit 4) one byte on and onto the newline flag (bit 6).
@@ -360,9 +363,13 @@ def reference_counts(data: bytes, line_start: bool) -> tuple[int, ...]:
         word_newline,
         alternations,
         group_pairs,
+        hyphens,
     )
 
 
+# Written to start with the hyphen, so that the search skips from hyphen to hyphen
+# (56.7 -> 4.5 ms over the dev corpus, against a letter class first, tried at every byte).
+_HYPHEN_JOINER: Final = re.compile(rb"-(?=[a-z])(?<=[A-Za-z]-)")
 _DIGIT_GROUP: Final = re.compile(rb"[0-9]{1,3}")
 _DIGIT_RUN: Final = re.compile(rb"[0-9]+")
 
