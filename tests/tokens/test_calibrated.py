@@ -653,6 +653,20 @@ def test_unknown_builtin_profile_names_the_known_ones() -> None:
 # -- the counter -------------------------------------------------------------------------------
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=300))
+def test_the_guard_sums_the_present_features_to_the_very_estimates_of_all_of_them(
+    text: str,
+) -> None:
+    """The guard prices a text by five sets of weights over the features it holds only:
+    the sums are the same floats as over every feature (a product that is 0 adds
+    nothing), so no count moves by the shortcut."""
+    guard = CalibratedCounter("generic")
+    features = text_features(text)
+    every = [sum(map(operator.mul, weights, features)) for weights, _ in guard._prices]
+    assert guard._estimates(features) == every
+
+
 def test_counter_is_the_rounded_up_weighted_sum() -> None:
     weights = [0.0] * len(FEATURE_NAMES)
     weights[FEATURE_NAMES.index("common_words")] = 1.0

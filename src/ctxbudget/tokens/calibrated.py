@@ -32,6 +32,7 @@ import operator
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
+from itertools import compress
 from pathlib import Path
 from typing import Any, Final
 
@@ -57,6 +58,7 @@ __all__ = [
     "save_profile",
 ]
 
+_FEATURE_INDEXES: Final = range(len(FEATURE_NAMES))
 _UNMERGED: Final = (None,) * len(FLOOR_VOCABULARIES)
 """What the tables say of a run of a unit of several characters: nothing, per vocabulary
 (``one_character_run_costs``)."""
@@ -332,12 +334,21 @@ class CalibratedCounter:
         features = text_features(text, encoded)
         floors = pair_floors(text, encoded) if any(floor for _, floor in self._prices) else ()
         return [
-            (
-                math.ceil(sum(map(operator.mul, weights, features))),
-                max((floors[v] for v in floor), default=0),
-            )
-            for weights, floor in self._prices
+            (math.ceil(estimate), max((floors[v] for v in floor), default=0))
+            for estimate, (_, floor) in zip(self._estimates(features), self._prices, strict=True)
         ]
+
+    def _estimates(self, features: tuple[int, ...]) -> list[float]:
+        """Per set of weights, the weighted sum of ``features``. A guard prices a text by
+        five sets: those sum the features present only (most are 0 in any one text),
+        the same sums, as a product that is 0 adds nothing to a sum of floats, for less
+        than half the work."""
+        present = list(compress(_FEATURE_INDEXES, features)) if len(self._prices) > 1 else ()
+        if len(present) < 2:  # a getter of one index gives no tuple
+            return [sum(map(operator.mul, weights, features)) for weights, _ in self._prices]
+        pick = operator.itemgetter(*present)
+        values = pick(features)
+        return [sum(map(operator.mul, pick(weights), values)) for weights, _ in self._prices]
 
     def __repr__(self) -> str:
         return f"CalibratedCounter({self.profile.name!r})"
