@@ -121,6 +121,31 @@ def test_compiled_pair_floors_equal_the_definition(
     assert compiled(data) == expected
 
 
+@settings(max_examples=60)  # the definition walks every run in Python
+@given(_DATA, st.integers(0, 15))
+def test_the_floors_asked_for_are_the_whole_floors_and_the_others_zero(
+    data: bytes, wanted: int
+) -> None:
+    """A profile that keeps one vocabulary's floor asks for it alone (``wanted``, a mask):
+    it gets that floor as the whole pass gives it, and 0 for the others, from the C pass
+    and the definition alike."""
+    floors = _tables().pair_floors
+    every = floors(data)
+    expected = tuple(f if wanted >> v & 1 else 0 for v, f in enumerate(every))
+    assert floors(data, wanted) == expected
+    text = data.decode("utf-8", "replace")
+    assert pair_floors(text, wanted=wanted) == tuple(
+        f if wanted >> v & 1 else 0 for v, f in enumerate(pair_floors(text))
+    )
+    path = resources.files("ctxbudget.tokens").joinpath("data/feature_tables.json")
+    forced = _forced_tables(json.loads(path.read_text("utf-8")))
+    reference = boundaries.reference_pair_floors(
+        bytes(1 << 16), forced, len(FLOOR_VOCABULARIES), data, wanted
+    )
+    whole = boundaries.reference_pair_floors(bytes(1 << 16), forced, len(FLOOR_VOCABULARIES), data)
+    assert reference == tuple(f if wanted >> v & 1 else 0 for v, f in enumerate(whole))
+
+
 def _forced_of_shipped(text: str) -> dict[str, int]:
     """The forced boundaries of the shipped vocabularies, over the text as each
     tokenizer sees it (Qwen's puts it in normal form C first)."""

@@ -772,9 +772,21 @@ close_run(const PairFloors *self, const unsigned char *data, Py_ssize_t size, Py
 static PyObject *
 floors_counts(PairFloors *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 1 || !PyBytes_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "counts(data: bytes)");
+    if (nargs < 1 || nargs > 2 || !PyBytes_Check(args[0]) ||
+        (nargs == 2 && !PyLong_Check(args[1]))) {
+        PyErr_SetString(PyExc_TypeError, "counts(data: bytes, wanted: int = every vocabulary)");
         return NULL;
+    }
+    /* The vocabularies whose floors are asked for (bit v: vocabulary v); the others are
+     * 0, and their runs' fewest pieces, most of the work past the pass, not looked for. */
+    unsigned every = (1u << self->vocabularies) - 1, wanted = every;
+    if (nargs == 2) {
+        /* A mask as Python writes one: -1 has every bit set. */
+        long long asked = PyLong_AsLongLong(args[1]);
+        if (asked == -1 && PyErr_Occurred()) {
+            return NULL;
+        }
+        wanted = (unsigned)((unsigned long long)asked & every);
     }
     const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(args[0]);
     Py_ssize_t size = PyBytes_GET_SIZE(args[0]);
@@ -827,7 +839,8 @@ floors_counts(PairFloors *self, PyObject *const *args, Py_ssize_t nargs)
             run_triples |= tripled;
         }
         if (run_triples && place == n) { /* a run its triples cut ended before this byte */
-            if (run_twice && close_run(self, data, size, i, run_twice, more, &scratch) < 0) {
+            unsigned closing = run_twice & wanted;
+            if (closing && close_run(self, data, size, i, closing, more, &scratch) < 0) {
                 failed = 1;
                 break;
             }
@@ -835,7 +848,8 @@ floors_counts(PairFloors *self, PyObject *const *args, Py_ssize_t nargs)
         }
         before = cut;
     }
-    if (!failed && run_twice && close_run(self, data, size, size, run_twice, more, &scratch) < 0) {
+    if (!failed && (run_twice & wanted) &&
+        close_run(self, data, size, size, run_twice & wanted, more, &scratch) < 0) {
         failed = 1;
     }
     PyMem_Free(scratch.least);
@@ -844,6 +858,9 @@ floors_counts(PairFloors *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     for (int v = 0; v < self->vocabularies; v++) {
+        if (!(wanted >> v & 1)) {
+            continue; /* left 0 */
+        }
         Py_ssize_t pairs = 0, cuts = more[v];
         for (int mask = 1; mask < 256; mask++) {
             if (mask >> v & 1) {
@@ -858,8 +875,9 @@ floors_counts(PairFloors *self, PyObject *const *args, Py_ssize_t nargs)
 
 static PyMethodDef floors_methods[] = {
     {"counts", (PyCFunction)(void (*)(void))floors_counts, METH_FASTCALL,
-     "counts(data) -> tuple\n\n"
-     "Per vocabulary, one more than the larger of its unmerged pairs and forced cuts."},
+     "counts(data, wanted=every vocabulary) -> tuple\n\n"
+     "Per vocabulary, one more than the larger of its unmerged pairs and forced cuts; "
+     "0 for those whose bit of wanted is not set."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -42,9 +42,9 @@ import itertools
 import operator
 import re
 import string
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 
 from ctxbudget.tokens.neighbours import (
     bitmap_bytes,
@@ -89,8 +89,12 @@ looked up (random keys and certificates are forced by them)."""
 TRIPLES: Final = _SIZE**3
 """How many triples of ``TRIPLE_ALPHABET`` there are: bits of a ``joined_triple_bitmap``."""
 
-PairFloors = Callable[[bytes], tuple[int, ...]]
-"""A function of ``data`` to ``reference_pair_floors``' counts, for one set of tables."""
+
+class PairFloors(Protocol):
+    """A function of ``data`` (and of the vocabularies ``wanted``, a mask) to
+    ``reference_pair_floors``' counts, for one set of tables."""
+
+    def __call__(self, data: bytes, wanted: int = ..., /) -> tuple[int, ...]: ...
 
 
 def _triple_index(a: int, b: int, c: int) -> int:
@@ -364,20 +368,24 @@ def _held(tables: ForcedTables, v: int, places: bytes, i: int, held: int) -> int
 
 
 def reference_pair_floors(
-    unmerged: bytes, tables: ForcedTables, vocabularies: int, data: bytes
+    unmerged: bytes, tables: ForcedTables, vocabularies: int, data: bytes, wanted: int = -1
 ) -> tuple[int, ...]:
     """Per vocabulary, the larger of one more than its unmerged pairs of ``data``
     (``neighbours.reference_unmerged_pairs`` over the ``unmerged`` table, a rule of
     thumb about real text) and its forced boundaries (``reference_forced_boundaries``
-    over ``tables``, which hold on any text); 0 for empty data."""
+    over ``tables``, which hold on any text); 0 for empty data, and for the
+    vocabularies whose bit of ``wanted`` is not set (bit v: vocabulary v; every one
+    by default), which a caller that keeps one floor need not have computed."""
     if not data:
         return (0,) * vocabularies
     return tuple(
-        max(n + 1, least)
-        for n, least in zip(
-            reference_unmerged_pairs(unmerged, vocabularies, data),
-            reference_forced_boundaries(tables, vocabularies, data),
-            strict=True,
+        max(n + 1, least) if wanted >> v & 1 else 0
+        for v, (n, least) in enumerate(
+            zip(
+                reference_unmerged_pairs(unmerged, vocabularies, data),
+                reference_forced_boundaries(tables, vocabularies, data),
+                strict=True,
+            )
         )
     )
 

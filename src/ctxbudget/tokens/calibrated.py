@@ -239,7 +239,7 @@ class CalibratedCounter:
     running a real tokenizer, and within a few percent of the tokenizer it was fitted to.
     """
 
-    __slots__ = ("_prices", "name", "profile")
+    __slots__ = ("_floors_wanted", "_prices", "name", "profile")
 
     def __init__(self, profile: Profile | str = "generic") -> None:
         if isinstance(profile, str):
@@ -251,6 +251,8 @@ class CalibratedCounter:
         self._prices = tuple(
             (p.weights, tuple(FLOOR_VOCABULARIES.index(v) for v in p.pair_floor)) for p in priced
         )
+        # The vocabularies whose pair floors some set keeps, as a mask of their places.
+        self._floors_wanted = sum({1 << v for _, floor in self._prices for v in floor})
 
     def estimate(self, text: str) -> float:
         """The unrounded estimate of this profile's own weights."""
@@ -332,7 +334,8 @@ class CalibratedCounter:
         that keeps none); the features and floors computed once (``encoded``: the
         text's bytes)."""
         features = text_features(text, encoded)
-        floors = pair_floors(text, encoded) if any(floor for _, floor in self._prices) else ()
+        wanted = self._floors_wanted
+        floors = pair_floors(text, encoded, wanted=wanted) if wanted else ()
         return [
             (math.ceil(estimate), max((floors[v] for v in floor), default=0))
             for estimate, (_, floor) in zip(self._estimates(features), self._prices, strict=True)

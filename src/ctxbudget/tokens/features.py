@@ -927,9 +927,11 @@ def _camel_spellings(common_words: list[str]) -> frozenset[bytes]:
 ) = range(len(NEIGHBOUR_NAMES))
 
 
-def pair_floors(text: str, encoded: bytes | None = None) -> tuple[int, ...]:
+def pair_floors(text: str, encoded: bytes | None = None, *, wanted: int = -1) -> tuple[int, ...]:
     """Per vocabulary of ``FLOOR_VOCABULARIES``, a count it does not go below on real
-    text; 0 for empty text. The larger of two:
+    text; 0 for empty text, and for the vocabularies whose bit of ``wanted`` is not set
+    (bit i: ``FLOOR_VOCABULARIES[i]``; every one by default), as a profile that keeps
+    its own floor asks for one. The larger of two:
 
     * one plus the token boundaries of ``text`` its tokens show
       (``unmerged_pair_table``). A boundary is an adjacent pair of ASCII characters
@@ -961,11 +963,11 @@ def pair_floors(text: str, encoded: bytes | None = None) -> tuple[int, ...]:
         return _NO_FLOORS
     data = text.encode("utf-8", "surrogatepass") if encoded is None else encoded
     count = _tables().pair_floors
-    floors = count(data)
+    floors = count(data, wanted)
     composed = composed_bytes(text)
     if composed is None:
         return floors
-    return tuple(map(_either, _COMPOSES, count(composed), floors))
+    return tuple(map(_either, _COMPOSES, count(composed, wanted), floors))
 
 
 def composed_bytes(text: str) -> bytes | None:
