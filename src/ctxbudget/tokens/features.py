@@ -964,7 +964,9 @@ def pair_floors(text: str, encoded: bytes | None = None, *, wanted: int = -1) ->
     data = text.encode("utf-8", "surrogatepass") if encoded is None else encoded
     count = _tables().pair_floors
     floors = count(data, wanted)
-    composed = composed_bytes(text)
+    # The normal form only matters to the vocabularies that compose: not asked for, no
+    # text is put in it.
+    composed = composed_bytes(text) if wanted & _COMPOSING else None
     if composed is None:
         return floors
     return tuple(map(_either, _COMPOSES, count(composed, wanted), floors))
@@ -976,6 +978,10 @@ def composed_bytes(text: str) -> bytes | None:
     if text.isascii() or unicodedata.is_normalized("NFC", text):
         return None
     return unicodedata.normalize("NFC", text).encode("utf-8", "surrogatepass")
+
+
+_COMPOSING: Final = sum(1 << v for v, composes in enumerate(_COMPOSES) if composes)
+"""The mask (as ``pair_floors`` takes one) of the vocabularies of ``_COMPOSES``."""
 
 
 def _either(composes: bool, composed: int, floor: int) -> int:

@@ -246,8 +246,16 @@ def repeated_units(
     ``encoded``: the text's UTF-8 bytes (surrogates passed), if the caller has them."""
     data = text.encode("utf-8", "surrogatepass") if encoded is None else encoded
     # Runs of two units or more: those of two count only as a doubled word or a long
-    # unit (``_doubled``).
-    runs = sorted(periodic_runs(data, SHORTEST, LONGEST, 2), key=lambda run: -run[2])
+    # unit (``_doubled``), of ``DOUBLED_SHORTEST`` bytes or more; the shorter ones
+    # ("abab", a third of all runs in real text) are dropped before the loop.
+    runs = sorted(
+        (
+            run
+            for run in periodic_runs(data, SHORTEST, LONGEST, 2)
+            if run[1] >= DOUBLED_SHORTEST or run[2] >= UNITS * run[1]
+        ),
+        key=lambda run: -run[2],
+    )
     found = _mark_runs(data, marks)[:most]
     for start, period, length in runs:
         if len(found) == most:
