@@ -29,7 +29,7 @@ import functools
 import json
 import math
 import operator
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from itertools import compress
@@ -184,6 +184,24 @@ def _name_list(document: Mapping[str, Any], key: str, allowed: _Names) -> list[s
     return names
 
 
+_NO_FLOORS: Final = (0,) * len(FLOOR_VOCABULARIES)
+
+
+def _highest_of(vocabularies: tuple[int, ...]) -> Callable[[tuple[int, ...]], int]:
+    """The largest of the floors of ``vocabularies`` (their places), 0 for none: a getter
+    made once, where a generator per text and set had cost the guard 2-3 %."""
+    if not vocabularies:
+        return _no_floor
+    if len(vocabularies) == 1:
+        return operator.itemgetter(vocabularies[0])
+    pick = operator.itemgetter(*vocabularies)
+    return lambda floors: max(pick(floors))
+
+
+def _no_floor(floors: tuple[int, ...]) -> int:
+    return 0
+
+
 def _valid(weight: float) -> bool:
     return isinstance(weight, int | float) and math.isfinite(weight) and weight >= 0
 
@@ -239,7 +257,7 @@ class CalibratedCounter:
     running a real tokenizer, and within a few percent of the tokenizer it was fitted to.
     """
 
-    __slots__ = ("_floors_wanted", "_prices", "name", "profile")
+    __slots__ = ("_floors_wanted", "_highest_floors", "_prices", "name", "profile")
 
     def __init__(self, profile: Profile | str = "generic") -> None:
         if isinstance(profile, str):
@@ -253,6 +271,7 @@ class CalibratedCounter:
         )
         # The vocabularies whose pair floors some set keeps, as a mask of their places.
         self._floors_wanted = sum({1 << v for _, floor in self._prices for v in floor})
+        self._highest_floors = tuple(_highest_of(floor) for _, floor in self._prices)
 
     def estimate(self, text: str) -> float:
         """The unrounded estimate of this profile's own weights."""
@@ -335,10 +354,12 @@ class CalibratedCounter:
         text's bytes)."""
         features = text_features(text, encoded)
         wanted = self._floors_wanted
-        floors = pair_floors(text, encoded, wanted=wanted) if wanted else ()
+        floors = pair_floors(text, encoded, wanted=wanted) if wanted else _NO_FLOORS
         return [
-            (math.ceil(estimate), max((floors[v] for v in floor), default=0))
-            for estimate, (_, floor) in zip(self._estimates(features), self._prices, strict=True)
+            (math.ceil(estimate), highest(floors))
+            for estimate, highest in zip(
+                self._estimates(features), self._highest_floors, strict=True
+            )
         ]
 
     def _estimates(self, features: tuple[int, ...]) -> list[float]:
