@@ -246,8 +246,9 @@ def repeated_units(
     ``encoded``: the text's UTF-8 bytes (surrogates passed), if the caller has them."""
     data = text.encode("utf-8", "surrogatepass") if encoded is None else encoded
     # Runs of two units or more: those of two count only as a doubled word or a long
-    # unit (``_doubled``), of ``DOUBLED_SHORTEST`` bytes or more; the shorter ones
-    # ("abab", a third of all runs in real text) are dropped before the loop.
+    # unit (``_doubled``), of ``DOUBLED_SHORTEST`` bytes or more (``LONG_UNIT`` is
+    # longer); the shorter ones ("abab", a third of all runs in real text) are dropped
+    # before the loop.
     runs = sorted(
         (
             run
