@@ -137,8 +137,7 @@ def test_the_floors_asked_for_are_the_whole_floors_and_the_others_zero(
     assert pair_floors(text, wanted=wanted) == tuple(
         f if wanted >> v & 1 else 0 for v, f in enumerate(pair_floors(text))
     )
-    path = resources.files("ctxbudget.tokens").joinpath("data/feature_tables.json")
-    forced = _forced_tables(json.loads(path.read_text("utf-8")))
+    forced = _shipped_forced_tables()
     reference = boundaries.reference_pair_floors(
         bytes(1 << 16), forced, len(FLOOR_VOCABULARIES), data, wanted
     )
@@ -157,11 +156,16 @@ def _forced_of_shipped(text: str) -> dict[str, int]:
 
 
 @functools.cache
+def _shipped_forced_tables() -> boundaries.ForcedTables:
+    path = resources.files("ctxbudget.tokens").joinpath("data/feature_tables.json")
+    return _forced_tables(json.loads(path.read_text("utf-8")))
+
+
+@functools.cache
 def _shipped_forced_boundaries() -> boundaries.PairFloors:
     """The compiled pass over the shipped tables with no unmerged pair: the forced
     boundaries alone (the larger of 1 and them)."""
-    path = resources.files("ctxbudget.tokens").joinpath("data/feature_tables.json")
-    forced = _forced_tables(json.loads(path.read_text("utf-8")))
+    forced = _shipped_forced_tables()
     return boundaries.pair_floor_counter(bytes(1 << 16), forced, len(FLOOR_VOCABULARIES))
 
 

@@ -184,9 +184,6 @@ def _name_list(document: Mapping[str, Any], key: str, allowed: _Names) -> list[s
     return names
 
 
-_NO_FLOORS: Final = (0,) * len(FLOOR_VOCABULARIES)
-
-
 def _highest_of(vocabularies: tuple[int, ...]) -> Callable[[tuple[int, ...]], int]:
     """The largest of the floors of ``vocabularies`` (their places), 0 for none: a getter
     made once, where a generator per text and set had cost the guard about 1 %."""
@@ -354,7 +351,8 @@ class CalibratedCounter:
         text's bytes)."""
         features = text_features(text, encoded)
         wanted = self._floors_wanted
-        floors = pair_floors(text, encoded, wanted=wanted) if wanted else _NO_FLOORS
+        # Where no set keeps a floor, every getter is ``_no_floor``, which reads none.
+        floors = pair_floors(text, encoded, wanted=wanted) if wanted else ()
         return [
             (math.ceil(estimate), highest(floors))
             for estimate, highest in zip(
