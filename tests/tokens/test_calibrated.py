@@ -11,6 +11,7 @@ import re
 import string
 import unicodedata
 from collections.abc import Callable
+from dataclasses import replace
 from importlib import resources
 from itertools import pairwise
 from pathlib import Path
@@ -574,12 +575,14 @@ def a_profile(name: str = "p") -> Profile:
     return Profile(name=name, weights=tuple(0.1 * i for i in range(len(FEATURE_NAMES))))
 
 
-def test_profile_json_round_trip(tmp_path: Path) -> None:
-    profile = a_profile()
+@pytest.mark.parametrize("round_down_within", [0.0, 0.2])
+def test_profile_json_round_trip(round_down_within: float, tmp_path: Path) -> None:
+    profile = replace(a_profile(), round_down_within=round_down_within)
     path = tmp_path / "p.json"
     save_profile(profile, path)
     assert load_profile(path) == profile
     assert Profile.from_json(json.loads(path.read_text())) == profile
+    assert ("round_down_within" in profile.to_json()) == bool(round_down_within)
 
 
 @pytest.mark.parametrize("name", PROFILE_NAMES)
@@ -616,6 +619,18 @@ def test_missing_features_weigh_zero() -> None:
         (
             {"format": "ctxbudget.profile/1", "pair_floor": ["gpt2"], "weights": {}},
             r"unknown vocabularies \['gpt2'\]; known: cl100k, o200k, deepseek_v4, qwen3",
+        ),
+        (
+            {"format": "ctxbudget.profile/1", "round_down_within": 1, "weights": {}},
+            r"round_down_within must be a number in \[0, 1\)",
+        ),
+        (
+            {"format": "ctxbudget.profile/1", "round_down_within": -0.1, "weights": {}},
+            r"round_down_within must be a number in \[0, 1\)",
+        ),
+        (
+            {"format": "ctxbudget.profile/1", "round_down_within": "0.2", "weights": {}},
+            "profile round_down_within '0.2' is not a number",
         ),
         (
             {"format": "ctxbudget.profile/1", "at_least": "cl100k", "weights": {}},
@@ -677,6 +692,27 @@ def test_counter_is_the_rounded_up_weighted_sum() -> None:
     assert counter.count("the cat.") == 3  # 2 + 0.5 -> 3
     assert counter.count("   ") == 1  # non-empty text costs at least one token
     assert counter.estimate("the cat.") == 2.5
+
+
+def test_a_profile_rounds_down_an_estimate_within_its_allowance_above_a_whole_token() -> None:
+    """``round_down_within``: an estimate less than that share of a token above a whole
+    number counts as it, one further above rounds up; a guard rounds the weights of the
+    profiles it counts at least up, so it never counts below them."""
+    weights = [0.0] * len(FEATURE_NAMES)
+    weights[FEATURE_NAMES.index("common_words")] = 1.0
+    weights[FEATURE_NAMES.index("punctuation")] = 0.15
+    rounding = Profile(name="toy", weights=tuple(weights), round_down_within=0.2)
+    counter = CalibratedCounter(rounding)
+    assert counter.estimate("the cat.") == pytest.approx(2.15)
+    assert counter.count("the cat.") == 2
+    assert counter.count("the cat..") == 3  # 2.3
+    assert CalibratedCounter(replace(rounding, round_down_within=0.0)).count("the cat.") == 3
+    text = '{"command":"python reproduce.py"}'
+    guard = CalibratedCounter("generic")
+    for name in guard.profile.at_least:
+        profile = builtin_profile(name)
+        assert profile.round_down_within == 0.2
+        assert guard.count(text) >= math.ceil(CalibratedCounter(profile).estimate(text))
 
 
 def test_a_profile_with_a_pair_floor_never_counts_below_it(tmp_path: Path) -> None:

@@ -1,15 +1,16 @@
 """``CalibratedCounter``: a fast linear estimate over text features, fitted per tokenizer.
 
 A ``Profile`` is one non-negative weight per feature of ``ctxbudget.tokens.features``.
-The count is ``ceil(sum(weight * feature))`` (at least 1 for non-empty text), raised to
-the ``pair_floors`` of the vocabularies the profile names in ``pair_floor`` (a count
-they do not go below on real text, which text built to fool the weights cannot hide
-from); a unit that the text repeats back to back and ordinary text does not
-(``unfamiliar_repeats``: ``"TwIh" * 3``, ``"_QZ" * 300``) costs its repetitions times
-the count of the unit alone, whole tokens each, where the weights priced it lower; a
-character beyond ASCII written again and again (``"？" * 100``, ``"а" * 1000``) costs
-what the tables of the profile's vocabularies say such a run costs them
-(``one_character_run_costs``: "？？" is one token of Qwen's, "аа" two of every one). A
+The count is ``ceil(sum(weight * feature))`` (at least 1 for non-empty text; a profile
+that predicts may round an estimate a hair above a whole token down to it,
+``Profile.round_down_within``), raised to the ``pair_floors`` of the vocabularies the
+profile names in ``pair_floor`` (a count they do not go below on real text, which text
+built to fool the weights cannot hide from); a unit that the text repeats back to back
+and ordinary text does not (``unfamiliar_repeats``: ``"TwIh" * 3``, ``"_QZ" * 300``)
+costs its repetitions times the count of the unit alone, whole tokens each, where the
+weights priced it lower; a character beyond ASCII written again and again (``"？" * 100``,
+``"а" * 1000``) costs what the tables of the profile's vocabularies say such a run costs
+them (``one_character_run_costs``: "？？" is one token of Qwen's, "аа" two of every one). A
 profile that names others in ``at_least`` (the guard names the four tokenizers'
 profiles) never counts below what they count. The count is never more than the text's
 UTF-8 bytes (or those of its normal form C, where that is longer: Qwen's tokenizer reads
@@ -81,7 +82,13 @@ class Profile:
     mean of all four for a profile that names none. ``at_least``:
     built-in profiles (``PROFILE_NAMES``) whose counts this one never goes below: the
     guard names the four tokenizers' profiles, so that no text it prices below one of
-    them passes it (their own ``at_least`` is not followed).
+    them passes it (their own ``at_least`` is not followed). ``round_down_within``, in
+    [0, 1): how far above a whole number of tokens an estimate may lie and still count
+    as that number; 0 rounds every estimate up. The shipped profiles that predict
+    (a tokenizer's, ``central``) are fitted unbiased and raised to their floors, so
+    rounding every hair above a whole token up added a token to short calls, a seventh
+    of ``{"command":"python reproduce.py"}`` (o200k's weights say 7.004 of its 7). The
+    guard's own weights, and those of the profiles it counts at least, round up.
     """
 
     name: str
@@ -89,6 +96,7 @@ class Profile:
     about: str = field(default="", compare=False)
     pair_floor: tuple[str, ...] = ()
     at_least: tuple[str, ...] = ()
+    round_down_within: float = 0.0
 
     def __post_init__(self) -> None:
         if len(self.weights) != len(FEATURE_NAMES):
@@ -102,6 +110,12 @@ class Profile:
         if bad:
             raise ProfileError(
                 f"profile {self.name!r}: weights must be finite and >= 0 ({', '.join(bad)})"
+            )
+        within = self.round_down_within
+        if not (_valid(within) and within < 1):
+            raise ProfileError(
+                f"profile {self.name!r}: round_down_within must be a number in [0, 1) "
+                f"(a share of a token), got {within!r}"
             )
 
     def weight(self, feature: str) -> float:
@@ -119,6 +133,8 @@ class Profile:
             document["pair_floor"] = list(self.pair_floor)
         if self.at_least:
             document["at_least"] = list(self.at_least)
+        if self.round_down_within:
+            document["round_down_within"] = self.round_down_within
         document["weights"] = dict(zip(FEATURE_NAMES, self.weights, strict=True))
         return document
 
@@ -143,6 +159,7 @@ class Profile:
             about=str(document.get("about", "")),
             pair_floor=tuple(floor),
             at_least=tuple(at_least),
+            round_down_within=_number(document.get("round_down_within", 0.0), "round_down_within"),
         )
 
 
@@ -203,9 +220,9 @@ def _valid(weight: float) -> bool:
     return isinstance(weight, int | float) and math.isfinite(weight) and weight >= 0
 
 
-def _number(value: Any) -> float:
+def _number(value: Any, what: str = "weight") -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ProfileError(f"profile weight {value!r} is not a number")
+        raise ProfileError(f"profile {what} {value!r} is not a number")
     return float(value)
 
 
@@ -254,7 +271,15 @@ class CalibratedCounter:
     running a real tokenizer, and within a few percent of the tokenizer it was fitted to.
     """
 
-    __slots__ = ("_floors_wanted", "_highest_floors", "_prices", "name", "profile")
+    __slots__ = (
+        "_floors_wanted",
+        "_highest_floors",
+        "_prices",
+        "_round_down",
+        "_round_up",
+        "name",
+        "profile",
+    )
 
     def __init__(self, profile: Profile | str = "generic") -> None:
         if isinstance(profile, str):
@@ -269,6 +294,9 @@ class CalibratedCounter:
         # The vocabularies whose pair floors some set keeps, as a mask of their places.
         self._floors_wanted = sum({1 << v for _, floor in self._prices for v in floor})
         self._highest_floors = tuple(_highest_of(floor) for _, floor in self._prices)
+        # Those it counts at least round up: a guard does not lean under.
+        self._round_down = (profile.round_down_within, *(0.0 for _ in profile.at_least))
+        self._round_up = (0.0,) * len(self._prices)
 
     def estimate(self, text: str) -> float:
         """The unrounded estimate of this profile's own weights."""
@@ -342,21 +370,26 @@ class CalibratedCounter:
 
     def _rounded(self, text: str) -> list[int]:
         """Per set of weights, the estimate rounded up (at least 1), raised to its pair
-        floor."""
-        return [max(1, estimate, floor) for estimate, floor in self._paths(text)]
+        floor: the price of a unit written again and again, where a hair under a token
+        more, taken at every copy, would be whole tokens under (``"TwIh" * 2``: 6 tokens
+        of DeepSeek V4's, 4 with its unit's 2.1 rounded down)."""
+        return [max(1, estimate, floor) for estimate, floor in self._paths(text, up=True)]
 
-    def _paths(self, text: str, encoded: bytes | None = None) -> list[tuple[int, int]]:
-        """Per set of weights, its estimate rounded up and its pair floor (0 for a set
-        that keeps none); the features and floors computed once (``encoded``: the
-        text's bytes)."""
+    def _paths(
+        self, text: str, encoded: bytes | None = None, *, up: bool = False
+    ) -> list[tuple[int, int]]:
+        """Per set of weights, its estimate rounded (up, or down within the set's
+        ``round_down_within`` unless ``up``) and its pair floor (0 for a set that keeps
+        none); the features and floors computed once (``encoded``: the text's bytes)."""
         features = text_features(text, encoded)
         wanted = self._floors_wanted
         # Where no set keeps a floor, every getter is ``_no_floor``, which reads none.
         floors = pair_floors(text, encoded, wanted=wanted) if wanted else ()
+        allowances = self._round_up if up else self._round_down
         return [
-            (math.ceil(estimate), highest(floors))
-            for estimate, highest in zip(
-                self._estimates(features), self._highest_floors, strict=True
+            (math.ceil(estimate - within), highest(floors))
+            for estimate, within, highest in zip(
+                self._estimates(features), allowances, self._highest_floors, strict=True
             )
         ]
 
