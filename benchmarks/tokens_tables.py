@@ -367,6 +367,20 @@ def snake_parts_held(counters: list[Any], common_words: list[str]) -> dict[str, 
     }
 
 
+def bare_words_held(counters: list[Any], common_words: list[str]) -> dict[str, str]:
+    """Per vocabulary, which common words it holds whole written bare, with no space or
+    mark joined before them (after a run of punctuation, a digit or a line break:
+    ``{"filename":"reproduce.py"}`` spells ``reproduce`` bare, and DeepSeek V4 cuts it
+    into ``re``, ``pro``, ``duce``): one byte per word of ``common_words`` (1: held), as
+    the base64 of its zlib."""
+    return {
+        name: base64.b64encode(
+            zlib.compress(bytes(counter.count(word) == 1 for word in common_words), 9)
+        ).decode("ascii")
+        for name, counter in zip(VOCABULARIES, counters, strict=True)
+    }
+
+
 def _packed_bitmaps(
     tokens: dict[str, list[bytes]], bitmap: Callable[[list[bytes]], bytes]
 ) -> dict[str, str]:
@@ -487,6 +501,7 @@ def main() -> None:
         "common_words": common_words,
         "upper_case_tokens": upper_case_tokens(pieces, common_words),
         "snake_parts_held": snake_parts_held(all_four, common_words),
+        "bare_words_held": bare_words_held(all_four, common_words),
         "han_one_token": one,
         "han_three_tokens": three,
         "han_everyday": everyday,

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxbudget.tokens import words
-from ctxbudget.tokens.features import _camel_spellings, _snake_split, _tables
+from ctxbudget.tokens.features import _camel_spellings, _tables, _words_split
 from ctxbudget.tokens.words import WORD_COUNT_NAMES, reference_word_counts, word_counter
 
 _WORDISH = st.lists(
@@ -23,7 +23,7 @@ _WORDISH = st.lists(
         st.sampled_from(
             ["the", "The", "THE", "value", "Value", "getValue", "XMLHttpRequest", "MAJOR", "QZ"]
         ),
-        st.text(" _.-'\\n\t0123456789\x80\xc3\xe4", min_size=1, max_size=3),
+        st.text(" _.-'\\n\t\r\"{}:/0123456789\x80\xc3\xe4", min_size=1, max_size=3),
     ),
     max_size=40,
 ).map("".join)
@@ -57,7 +57,13 @@ def test_compiled_word_counts_equal_the_definition_on_the_shipped_tables(
     assert type(getattr(table, "__self__", None)).__name__ == "Words", "the features use C"
     common, parts, upper = _shipped_sets()
     expected = reference_word_counts(
-        common, parts, upper, spelled, mixed, snake_split=_shipped_snake_split()
+        common,
+        parts,
+        upper,
+        spelled,
+        mixed,
+        snake_split=_shipped_split("snake_parts_held"),
+        bare_split=_shipped_split("bare_words_held"),
     )
     assert table(spelled, mixed) == expected
 
@@ -72,12 +78,16 @@ def test_compiled_word_counts_equal_the_definition_on_any_tables(
     mixed: bool,
 ) -> None:
     """Made-up tables (any bytes, colliding hashes and all) count the same both ways, and
-    with made-up sets of snake_case parts (words common or not: only common ones count)."""
+    with made-up sets of snake_case parts and of words split bare (words common or not:
+    only common ones count)."""
     expected = reference_word_counts(common, parts, upper, spelled, mixed)
     assert _compiled(common, parts, upper)(spelled, mixed) == expected
     split = tuple(frozenset(w for w in common | parts if (sum(w) + v) % 2) for v in range(4))
-    expected = reference_word_counts(common, parts, upper, spelled, mixed, snake_split=split)
-    assert word_counter(common, parts, upper, split)(spelled, mixed) == expected
+    bare = tuple(frozenset(w for w in common | parts if (sum(w) + v) % 3) for v in range(4))
+    expected = reference_word_counts(
+        common, parts, upper, spelled, mixed, snake_split=split, bare_split=bare
+    )
+    assert word_counter(common, parts, upper, split, bare)(spelled, mixed) == expected
 
 
 def test_each_word_count_means_what_its_name_says() -> None:
@@ -103,8 +113,9 @@ def test_each_word_count_means_what_its_name_says() -> None:
         "one_letter_words": 1,
         # Other words of 5-16 letters in title case: "Value" (one beyond four).
         "title_case_letters": 1,
-        # No snake_case parts: the tables of split parts are not given.
+        # No snake_case parts nor bare words: the tables of split words are not given.
         **dict.fromkeys((n for n in WORD_COUNT_NAMES if n.startswith("snake_parts_")), 0),
+        **dict.fromkeys((n for n in WORD_COUNT_NAMES if n.startswith("bare_words_")), 0),
         # Mixed case: getValue (get, Value: common), fooBar (foo, Bar), XMLHttpRequest
         # (XML, Http, Request: common), the last (both parts); "Ab" is title case.
         "uncommon_camel_parts": 2 + 2,
@@ -136,10 +147,30 @@ def test_snake_case_parts_count_per_vocabulary_that_splits_them() -> None:
         assert [found[f"snake_parts_split_{v}"] for v in words.SNAKE_VOCABULARIES] == [2, 0, 3, 0]
 
 
-def test_snake_split_tables_are_one_per_vocabulary_or_none() -> None:
-    """Tables of split parts for some vocabularies only are refused with what is needed."""
-    with pytest.raises(ValueError, match="one collection per"):
-        word_counter(_SMALL_WORDS, _SMALL_PARTS, _SMALL_UPPER, (frozenset(),))
+def test_bare_words_count_per_vocabulary_that_splits_them() -> None:
+    """A common word written bare (first in the text, after a line break, a digit, or a
+    mark that follows a mark or a space) counts for each vocabulary whose table of words
+    split bare holds it; after a space, one mark joined to it, an underscore or a hyphen,
+    or when not common, it does not."""
+    bare = (frozenset([b"value"]), frozenset(), frozenset([b"value", b"get"]), frozenset())
+    text = b'value {"get":"value"} 3value\nget "value (value\t.value _value x-value zyzzyva'
+    # Bare: value (first), get and value after '{"' and '":"', value after a digit, get
+    # after a line break, value after ' "' and ' ('; not: .value, _value, -value, \tvalue.
+    for count in (
+        word_counter(_SMALL_WORDS, _SMALL_PARTS, _SMALL_UPPER, (), bare),
+        functools.partial(
+            reference_word_counts, _SMALL_WORDS, _SMALL_PARTS, _SMALL_UPPER, bare_split=bare
+        ),
+    ):
+        found = dict(zip(WORD_COUNT_NAMES, count(text, False), strict=True))
+        assert [found[f"bare_words_split_{v}"] for v in words.SNAKE_VOCABULARIES] == [5, 0, 7, 0]
+
+
+@pytest.mark.parametrize("keyword", ["snake_split", "bare_split"])
+def test_split_word_tables_are_one_per_vocabulary_or_none(keyword: str) -> None:
+    """Tables of split words for some vocabularies only are refused with what is needed."""
+    with pytest.raises(ValueError, match=f"{keyword}: one collection per"):
+        word_counter(_SMALL_WORDS, _SMALL_PARTS, _SMALL_UPPER, **{keyword: (frozenset(),)})
 
 
 def _reference(
@@ -149,10 +180,11 @@ def _reference(
 
 
 @functools.cache
-def _shipped_snake_split() -> tuple[frozenset[bytes], ...]:
-    """Per vocabulary, the common words it splits after an underscore, as the features
+def _shipped_split(held_as: str) -> tuple[frozenset[bytes], ...]:
+    """Per vocabulary, the common words it splits after an underscore
+    (``"snake_parts_held"``) or written bare (``"bare_words_held"``), as the features
     read them."""
-    return tuple(map(frozenset, _snake_split(_raw_tables())))
+    return tuple(map(frozenset, _words_split(_raw_tables(), held_as)))
 
 
 @functools.cache
@@ -191,7 +223,7 @@ def test_without_the_extension_the_definition_counts(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(words, "compiled_extension", lambda warn=True: None)
     counts = word_counter(_SMALL_WORDS, _SMALL_PARTS, _SMALL_UPPER)
     assert isinstance(counts, functools.partial)
-    assert counts(b"the fooBar MAJOR x", True) == (4, 1, 6, 4, 0, 0, 0, 1, 1, 0, *(0,) * 4, 2, 0, 0)
+    assert counts(b"the fooBar MAJOR x", True) == (4, 1, 6, 4, 0, 0, 0, 1, 1, 0, *(0,) * 8, 2, 0, 0)
 
 
 def test_the_compiled_words_refuse_what_they_cannot_read() -> None:

@@ -1180,6 +1180,9 @@ typedef struct {
     WordTable snake[SNAKE_VOCABULARIES]; /* per vocabulary: the common words it splits
                                           * after an underscore */
     int snakes;                          /* 0, or SNAKE_VOCABULARIES */
+    WordTable bare[SNAKE_VOCABULARIES];  /* per vocabulary: the common words it splits
+                                          * written bare */
+    int bares;                           /* 0, or SNAKE_VOCABULARIES */
     unsigned char rare[256];
     unsigned char consonant[256];
     Py_ssize_t cap, long_word, long_run;
@@ -1195,6 +1198,9 @@ words_dealloc(Words *self)
     for (int v = 0; v < self->snakes; v++) {
         word_table_free(&self->snake[v]);
     }
+    for (int v = 0; v < self->bares; v++) {
+        word_table_free(&self->bare[v]);
+    }
     type->tp_free((PyObject *)self);
     Py_DECREF(type);
 }
@@ -1202,16 +1208,16 @@ words_dealloc(Words *self)
 static PyObject *
 words_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    PyObject *words, *parts, *upper, *snake = NULL;
+    PyObject *words, *parts, *upper, *snake = NULL, *bare = NULL;
     Py_buffer rare, consonant;
     Py_ssize_t cap, long_word, long_run;
     static char *names[] = {"common_words", "common_parts",    "upper_case_tokens",
                             "rare_flags",   "consonant_flags", "cap",
                             "long_word",    "long_run",        "snake_split",
-                            NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOy*y*nnn|O!:Words", names, &words,
+                            "bare_split",   NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOy*y*nnn|O!O!:Words", names, &words,
                                      &parts, &upper, &rare, &consonant, &cap, &long_word,
-                                     &long_run, &PyTuple_Type, &snake)) {
+                                     &long_run, &PyTuple_Type, &snake, &PyTuple_Type, &bare)) {
         return NULL;
     }
     Words *self = NULL;
@@ -1224,6 +1230,13 @@ words_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     if (snakes != 0 && snakes != SNAKE_VOCABULARIES) {
         PyErr_SetString(PyExc_ValueError,
                         "Words takes snake_split: a tuple of one collection of bytes per "
+                        "vocabulary, or none");
+        goto done;
+    }
+    Py_ssize_t bares = bare == NULL ? 0 : PyTuple_GET_SIZE(bare);
+    if (bares != 0 && bares != SNAKE_VOCABULARIES) {
+        PyErr_SetString(PyExc_ValueError,
+                        "Words takes bare_split: a tuple of one collection of bytes per "
                         "vocabulary, or none");
         goto done;
     }
@@ -1248,6 +1261,13 @@ words_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         }
         self->snakes = (int)v + 1; /* the tables filled so far, for dealloc */
     }
+    for (Py_ssize_t v = 0; v < bares; v++) {
+        if (word_table_fill(&self->bare[v], PyTuple_GET_ITEM(bare, v)) < 0) {
+            Py_CLEAR(self);
+            goto done;
+        }
+        self->bares = (int)v + 1;
+    }
 done:
     PyBuffer_Release(&rare);
     PyBuffer_Release(&consonant);
@@ -1270,7 +1290,8 @@ enum {
     W_ONE_LETTER_WORDS,
     W_TITLE_CASE_LETTERS,
     W_SNAKE_SPLIT, /* one per vocabulary: SNAKE_VOCABULARIES counts */
-    W_UNCOMMON_CAMEL_PARTS = W_SNAKE_SPLIT + SNAKE_VOCABULARIES,
+    W_BARE_SPLIT = W_SNAKE_SPLIT + SNAKE_VOCABULARIES, /* SNAKE_VOCABULARIES counts */
+    W_UNCOMMON_CAMEL_PARTS = W_BARE_SPLIT + SNAKE_VOCABULARIES,
     W_MIXED_CASE_LONG_WORD_LETTERS,
     W_COMMON_CAMEL_LONG_WORD_LETTERS,
     W_COUNTS
@@ -1363,6 +1384,34 @@ count_other_word(const Words *self, const unsigned char *word, Py_ssize_t length
     }
 }
 
+/* ASCII punctuation but '_' and '-' (ctxbudget.tokens.words._MARKS). */
+static int
+is_mark(unsigned char b)
+{
+    return b >= 0x21 && b <= 0x7E && !IS_LETTER(b) && !(b >= '0' && b <= '9') && b != '_' &&
+           b != '-';
+}
+
+/* Whether the word at start is written bare (ctxbudget.tokens.words.BARE_BEFORE): the
+ * first, or after a line break, a digit, or a mark that follows a mark, '_', '-' or a
+ * space. */
+static int
+written_bare(const unsigned char *data, Py_ssize_t start)
+{
+    if (start == 0) {
+        return 1;
+    }
+    unsigned char before = data[start - 1];
+    if (before == '\n' || before == '\r' || (before >= '0' && before <= '9')) {
+        return 1;
+    }
+    if (!is_mark(before) || start < 2) {
+        return 0;
+    }
+    unsigned char earlier = data[start - 2];
+    return is_mark(earlier) || earlier == ' ' || earlier == '_' || earlier == '-';
+}
+
 static PyObject *
 words_counts(Words *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1392,6 +1441,12 @@ words_counts(Words *self, PyObject *const *args, Py_ssize_t nargs)
                 for (int v = 0; v < self->snakes; v++) {
                     n[W_SNAKE_SPLIT + v] += word_table_holds(&self->snake[v], data + start,
                                                              i - start);
+                }
+            }
+            else if (self->bares && written_bare(data, start)) {
+                for (int v = 0; v < self->bares; v++) {
+                    n[W_BARE_SPLIT + v] += word_table_holds(&self->bare[v], data + start,
+                                                            i - start);
                 }
             }
             continue;

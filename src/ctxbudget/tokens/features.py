@@ -182,6 +182,7 @@ FEATURE_NAMES: Final = (
     "table_rule_pieces",
     "hyphen_joiners",
     *(f"snake_parts_split_{vocabulary}" for vocabulary in SNAKE_VOCABULARIES),
+    *(f"bare_words_split_{vocabulary}" for vocabulary in SNAKE_VOCABULARIES),
     "unlearned_pairs",
     "script_letters",
     "thai_letters",
@@ -457,7 +458,14 @@ hyphen no cheaper than other punctuation.
 (``benchmarks/tokens_tables.py`` asks each: DeepSeek V4 holds ``_input`` and
 ``_window`` and splits ``_cap`` into ``_c`` and ``ap``, and holds 530 of the 20,000
 common words so, cl100k and Qwen 3,915, o200k 3,178): a price per common word had put
-``pytest -v`` lines, which are mostly test names, 9 % under DeepSeek's count."""
+``pytest -v`` lines, which are mostly test names, 9 % under DeepSeek's count.
+``bare_words_split_*``: per vocabulary, the common words written bare (``BARE_BEFORE`` of
+``ctxbudget.tokens.words``: the text's first word, or one after a line break, a digit, or
+a mark that follows a mark or a space) that it does not hold whole bare (a common word
+is one token of every vocabulary bare or after a space; bare, cl100k holds 13,964 of
+the 20,000, o200k 14,243, DeepSeek V4 12,594, Qwen 14,319): the values of JSON arguments and
+the words of paths after ``":"`` or ``"/`` (``{"filename":"reproduce.py"}``: seven tokens
+of cl100k's, ``re`` and ``produce`` for one common word, eight of DeepSeek's)."""
 
 
 _ASCII: Final = byte_span(0x00, 0x7F)
@@ -746,7 +754,8 @@ def _tables() -> _Tables:
             (word.encode() for word in tables["common_words"]),
             _camel_spellings(tables["common_words"]),
             (word.encode() for word in tables["upper_case_tokens"]),
-            _snake_split(tables),
+            _words_split(tables, "snake_parts_held"),
+            _words_split(tables, "bare_words_held"),
         ),
         common_words=frozenset(word.encode() for word in tables["common_words"]),
         contraction_endings=_contraction_endings(tables["common_words"]),
@@ -873,12 +882,13 @@ def _contraction_endings(
     return MappingProxyType(endings)
 
 
-def _snake_split(tables: dict[str, Any]) -> tuple[tuple[bytes, ...], ...]:
+def _words_split(tables: dict[str, Any], held_as: str) -> tuple[tuple[bytes, ...], ...]:
     """Per vocabulary of ``SNAKE_VOCABULARIES``, the common words it does not hold whole
-    after an underscore (the tables keep a byte per common word: 1 where it does)."""
+    as the table ``held_as`` says (after an underscore, ``snake_parts_held``, or written
+    bare, ``bare_words_held``: a byte per common word, 1 where it does)."""
     words = [word.encode() for word in tables["common_words"]]
     return tuple(
-        tuple(compress(words, (not held for held in _bitmap(tables["snake_parts_held"][v]))))
+        tuple(compress(words, (not held for held in _bitmap(tables[held_as][v]))))
         for v in SNAKE_VOCABULARIES
     )
 
@@ -1126,7 +1136,7 @@ def _piece_features(
         upper_case_tokens,
         one_letter_words,
         title_case_letters,
-        *snake_split,
+        *split_words,
         uncommon_parts,
         mixed_long_letters,
         common_camel_long_letters,
@@ -1232,7 +1242,7 @@ def _piece_features(
             n[_QUOTE_ALTERNATIONS],
             rule_pieces,
             hyphens,
-            *snake_split,
+            *split_words,
             *_NO_SCRIPTS,
         )
     non_ascii = full.translate(None, _ASCII).decode("utf-8", "surrogatepass")
@@ -1345,7 +1355,7 @@ def _piece_features(
         n[_QUOTE_ALTERNATIONS],
         rule_pieces,
         hyphens,
-        *snake_split,
+        *split_words,
         _unlearned_pairs(text, tables.mergeable_pairs, two_byte_pairs + script_pairs),
         script_letters - thai - devanagari - sum(scripts),
         thai,

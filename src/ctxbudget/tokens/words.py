@@ -23,6 +23,7 @@ from typing import Final
 from ctxbudget.tokens.neighbours import byte_span, compiled_extension
 
 __all__ = [
+    "BARE_BEFORE",
     "CAP",
     "LONG_RUN",
     "LONG_WORD",
@@ -36,7 +37,7 @@ __all__ = [
 ]
 
 SNAKE_VOCABULARIES: Final = ("cl100k", "o200k", "deepseek_v4", "qwen3")
-"""The vocabularies whose snake_case parts are counted, in order."""
+"""The vocabularies whose snake_case parts and bare words are counted, in order."""
 
 WORD_COUNT_NAMES: Final = (
     "words",
@@ -50,6 +51,7 @@ WORD_COUNT_NAMES: Final = (
     "one_letter_words",
     "title_case_letters",
     *(f"snake_parts_split_{vocabulary}" for vocabulary in SNAKE_VOCABULARIES),
+    *(f"bare_words_split_{vocabulary}" for vocabulary in SNAKE_VOCABULARIES),
     "uncommon_camel_parts",
     "mixed_case_long_word_letters",
     "common_camel_long_word_letters",
@@ -71,12 +73,17 @@ word and by the joins); the letters beyond the ``CAP``-th of the other words of 
 words); per vocabulary of ``snake_split`` (cl100k, o200k, DeepSeek V4, Qwen), the common
 words right after an underscore that it does not hold whole with it (the parts of
 snake_case names: DeepSeek V4 holds ``_input`` and ``_window``, and splits ``_cap`` into
-``_c`` and ``ap``); and, only where asked for (``mixed``), of the other words of mixed case
-(neither lower, upper nor title case), the camelCase parts that are not common words,
-and in those longer than ``LONG_WORD`` the letters beyond the ``LONG_WORD``-th: of the
-words with an uncommon part (random letters, base64), then of the words made of common
-parts only (``xmlOutputBufferCreateFilename``: five tokens, where a price by letters
-made it ten)."""
+``_c`` and ``ap``); per vocabulary of ``bare_split``, the common words written bare that
+it does not hold whole (``BARE_BEFORE``: the text's first word, or one after a line
+break, a digit, or a punctuation mark that itself follows punctuation or a space, as in
+``{"filename":"reproduce.py"}``, where every pre-tokenizer cuts the marks off as a piece
+of their own and DeepSeek V4 spells ``reproduce`` in three tokens); and, only where
+asked for (``mixed``), of the other words of mixed case (neither lower, upper nor title
+case), the camelCase parts that are not common words, and in those longer than
+``LONG_WORD`` the letters beyond the ``LONG_WORD``-th: of the words with an uncommon part
+(random letters, base64), then of the words made of common parts only
+(``xmlOutputBufferCreateFilename``: five tokens, where a price by letters made it
+ten)."""
 
 CAP: Final = 4
 LONG_WORD: Final = 16
@@ -101,6 +108,18 @@ _NOT_RARE_LETTERS: Final = bytes(b for b in range(256) if b not in RARE_LETTERS)
 _CONSONANT_FLAGS: Final = bytes(int(b in _CONSONANTS) for b in range(256))
 # A run of letters right after an underscore: a part of a snake_case name.
 _SNAKE_PART: Final = re.compile(rb"(?<=_)[A-Za-z]+")
+_MARKS: Final = bytes(
+    b for b in range(0x21, 0x7F) if not (b in _LETTERS or 0x30 <= b <= 0x39 or b in b"_-")
+)
+BARE_BEFORE: Final = re.compile(
+    rb"(?:^|(?<=[\n\r0-9])|(?<=[%s %s][%s]))[A-Za-z]+"
+    % (re.escape(_MARKS), re.escape(b"_-"), re.escape(_MARKS))
+)
+"""A word written bare: the text's first, or one after a line break, a digit, or a mark
+(ASCII punctuation but ``_`` and ``-``, whose words ``snake_parts_split_*`` and
+``hyphen_joiners`` price) that follows a mark, ``_``, ``-`` or a space. A pre-tokenizer
+joins one mark before letters to them (``.py``, ``/src``), but a run of two marks, or a
+space and a mark, is a piece of its own, and the letters after it stand alone."""
 _RARE_FLAGS: Final = bytes(int(b in RARE_LETTERS) for b in range(256))
 
 WordCounts = Callable[[bytes, bool], tuple[int, ...]]
@@ -114,6 +133,7 @@ def reference_word_counts(
     spelled: bytes,
     mixed: bool,
     snake_split: Sequence[Collection[bytes]] = (),
+    bare_split: Sequence[Collection[bytes]] = (),
 ) -> tuple[int, ...]:
     """The counts of ``WORD_COUNT_NAMES`` of ``spelled``: ``common_words`` is the
     common-word table, ``common_parts`` the common words as camelCase parts are spelled
@@ -121,7 +141,12 @@ def reference_word_counts(
     (none of them a common word); ``mixed``: whether to count the mixed-case words'
     features (else 0: the caller knows from the neighbour counts that there are none);
     ``snake_split``: per vocabulary of ``SNAKE_VOCABULARIES``, the common words it splits
-    after an underscore (none given: those counts are 0)."""
+    after an underscore, and ``bare_split`` those it splits written bare (none given:
+    those counts are 0)."""
+    bare_words = (
+        [w for w in BARE_BEFORE.findall(spelled) if w in common_words] if bare_split else []
+    )
+    bare = tuple(sum(map(split.__contains__, bare_words)) for split in bare_split)
     snake_parts = (
         [p for p in _SNAKE_PART.findall(spelled) if p in common_words]
         if snake_split and b"_" in spelled
@@ -158,6 +183,7 @@ def reference_word_counts(
         len(one_letter_words),
         sum(len(w) - CAP for w in short_words if len(w) > CAP and w.istitle()),
         *(snake or (0,) * len(SNAKE_VOCABULARIES)),
+        *(bare or (0,) * len(SNAKE_VOCABULARIES)),
         uncommon_parts,
         mixed_long_letters,
         common_camel_long_letters,
@@ -169,11 +195,14 @@ def word_counter(
     common_parts: Iterable[bytes],
     upper_case_tokens: Iterable[bytes],
     snake_split: Sequence[Iterable[bytes]] = (),
+    bare_split: Sequence[Iterable[bytes]] = (),
 ) -> WordCounts:
     """``reference_word_counts`` for these tables, computed by the C extension where the
     package was built with it (which builds a table of its own from them)."""
     if len(snake_split) not in (0, len(SNAKE_VOCABULARIES)):
         raise ValueError(f"snake_split: one collection per {SNAKE_VOCABULARIES}, or none")
+    if len(bare_split) not in (0, len(SNAKE_VOCABULARIES)):
+        raise ValueError(f"bare_split: one collection per {SNAKE_VOCABULARIES}, or none")
     extension = compiled_extension(warn=False)  # neighbours warned at import
     if extension is None:
         # Copied from a set, so that the table is sized for its members (1 MB, where one
@@ -181,7 +210,10 @@ def word_counter(
         words, parts = frozenset(set(common_words)), frozenset(set(common_parts))
         upper = frozenset(set(upper_case_tokens))
         split = tuple(frozenset(set(vocabulary)) for vocabulary in snake_split)
-        return functools.partial(reference_word_counts, words, parts, upper, snake_split=split)
+        bare = tuple(frozenset(set(vocabulary)) for vocabulary in bare_split)
+        return functools.partial(
+            reference_word_counts, words, parts, upper, snake_split=split, bare_split=bare
+        )
     counts: WordCounts = extension.Words(
         tuple(common_words),
         tuple(common_parts),
@@ -192,6 +224,7 @@ def word_counter(
         LONG_WORD,
         LONG_RUN,
         tuple(tuple(vocabulary) for vocabulary in snake_split),
+        tuple(tuple(vocabulary) for vocabulary in bare_split),
     ).counts
     return counts
 
