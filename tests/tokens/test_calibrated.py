@@ -32,6 +32,7 @@ from ctxbudget.tokens import (
     save_profile,
     text_features,
 )
+from ctxbudget.tokens.calibrated import ROUNDS_UP_BELOW
 from ctxbudget.tokens.features import _PIECE, FLOOR_VOCABULARIES, pair_floors
 from ctxbudget.tokens.fitting import ABSOLUTE_SMOOTHING
 
@@ -696,17 +697,21 @@ def test_counter_is_the_rounded_up_weighted_sum() -> None:
 
 def test_a_profile_rounds_down_an_estimate_within_its_allowance_above_a_whole_token() -> None:
     """``round_down_within``: an estimate less than that share of a token above a whole
-    number counts as it, one further above rounds up; a guard rounds the weights of the
-    profiles it counts at least up, so it never counts below them."""
+    number counts as it, one further above rounds up, and one under ``ROUNDS_UP_BELOW``
+    tokens always rounds up; a guard rounds the weights of the profiles it counts at
+    least up, so it never counts below them."""
     weights = [0.0] * len(FEATURE_NAMES)
-    weights[FEATURE_NAMES.index("common_words")] = 1.0
+    weights[FEATURE_NAMES.index("common_words")] = 3.0
     weights[FEATURE_NAMES.index("punctuation")] = 0.15
     rounding = Profile(name="toy", weights=tuple(weights), round_down_within=0.2)
     counter = CalibratedCounter(rounding)
-    assert counter.estimate("the cat.") == pytest.approx(2.15)
-    assert counter.count("the cat.") == 2
-    assert counter.count("the cat..") == 3  # 2.3
-    assert CalibratedCounter(replace(rounding, round_down_within=0.0)).count("the cat.") == 3
+    assert counter.estimate("the cat.") == pytest.approx(6.15)
+    assert counter.count("the cat.") == 6
+    assert counter.count("the cat..") == 7  # 6.3
+    assert CalibratedCounter(replace(rounding, round_down_within=0.0)).count("the cat.") == 7
+    assert counter.estimate("the.") == pytest.approx(3.15)
+    assert counter.estimate("the.") < ROUNDS_UP_BELOW
+    assert counter.count("the.") == 4
     text = '{"command":"python reproduce.py"}'
     guard = CalibratedCounter("generic")
     for name in guard.profile.at_least:

@@ -52,6 +52,7 @@ from ctxbudget.tokens.repeats import RepeatedUnit
 __all__ = [
     "PROFILE_FORMAT",
     "PROFILE_NAMES",
+    "ROUNDS_UP_BELOW",
     "CalibratedCounter",
     "Profile",
     "builtin_profile",
@@ -63,6 +64,12 @@ _FEATURE_INDEXES: Final = range(len(FEATURE_NAMES))
 _UNMERGED: Final = (None,) * len(FLOOR_VOCABULARIES)
 """What the tables say of a run of a unit of several characters: nothing, per vocabulary
 (``one_character_run_costs``)."""
+
+ROUNDS_UP_BELOW: Final = 5.0
+"""An estimate under this many tokens rounds up whatever ``round_down_within`` says: one
+token is a fifth of such a text or more, and where the weights already priced it a token
+short, rounding down took it below the guard property's share (``"〄あ〳つ"``, 6 tokens of
+Qwen's: 4). No call of the agent traffic measured counts otherwise."""
 
 PROFILE_FORMAT: Final = "ctxbudget.profile/1"
 """The ``format`` tag of a profile JSON file."""
@@ -88,7 +95,8 @@ class Profile:
     (a tokenizer's, ``central``) are fitted unbiased and raised to their floors, so
     rounding every hair above a whole token up added a token to short calls, a seventh
     of ``{"command":"python reproduce.py"}`` (o200k's weights say 7.004 of its 7). The
-    guard's own weights, and those of the profiles it counts at least, round up.
+    guard's own weights, and those of the profiles it counts at least, round up, as does
+    an estimate under ``ROUNDS_UP_BELOW`` tokens.
     """
 
     name: str
@@ -387,7 +395,10 @@ class CalibratedCounter:
         floors = pair_floors(text, encoded, wanted=wanted) if wanted else ()
         allowances = self._round_up if up else self._round_down
         return [
-            (math.ceil(estimate - within), highest(floors))
+            (
+                math.ceil(estimate - within if estimate >= ROUNDS_UP_BELOW else estimate),
+                highest(floors),
+            )
             for estimate, within, highest in zip(
                 self._estimates(features), allowances, self._highest_floors, strict=True
             )
