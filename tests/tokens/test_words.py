@@ -237,8 +237,12 @@ def test_the_compiled_words_refuse_what_they_cannot_read() -> None:
         words_type([], [], ["MAJOR"], flags, flags, 4, 16, 12)
     with pytest.raises(ValueError, match="256 bytes"):
         words_type([], [], [], b"short", flags, 4, 16, 12)
-    with pytest.raises(ValueError, match="one collection of bytes per vocabulary"):
+    with pytest.raises(ValueError, match="snake_split: a tuple of one collection of bytes"):
         words_type([], [], [], flags, flags, 4, 16, 12, ([b"x"],))
+    with pytest.raises(ValueError, match="bare_split: a tuple of one collection of bytes"):
+        words_type([], [], [], flags, flags, 4, 16, 12, (), ([b"x"],))
+    with pytest.raises(TypeError, match="collections of bytes"):
+        words_type([], [], [], flags, flags, 4, 16, 12, (), (["x"], [], [], []))
     counts = words_type([], [], [], flags, flags, 4, 16, 12).counts
     with pytest.raises(TypeError, match="spelled: bytes"):
         counts("text", True)

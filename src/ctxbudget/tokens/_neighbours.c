@@ -1205,6 +1205,36 @@ words_dealloc(Words *self)
     Py_DECREF(type);
 }
 
+/* How many per-vocabulary tables a split argument gives (a tuple, or NULL for none):
+ * none or one per vocabulary, else -1 with the error set. */
+static Py_ssize_t
+split_tables_given(PyObject *split, const char *keyword)
+{
+    Py_ssize_t given = split == NULL ? 0 : PyTuple_GET_SIZE(split);
+    if (given != 0 && given != SNAKE_VOCABULARIES) {
+        PyErr_Format(PyExc_ValueError,
+                     "Words takes %s: a tuple of one collection of bytes per vocabulary, "
+                     "or none",
+                     keyword);
+        return -1;
+    }
+    return given;
+}
+
+/* Fills the first given tables from split, keeping in *filled how many are (for
+ * dealloc); -1 with the error set where one cannot be read. */
+static int
+split_tables_fill(WordTable *tables, int *filled, PyObject *split, Py_ssize_t given)
+{
+    for (Py_ssize_t v = 0; v < given; v++) {
+        if (word_table_fill(&tables[v], PyTuple_GET_ITEM(split, v)) < 0) {
+            return -1;
+        }
+        *filled = (int)v + 1;
+    }
+    return 0;
+}
+
 static PyObject *
 words_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
@@ -1226,18 +1256,9 @@ words_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
                         "Words takes two flag tables of 256 bytes and counts of 0 or more");
         goto done;
     }
-    Py_ssize_t snakes = snake == NULL ? 0 : PyTuple_GET_SIZE(snake);
-    if (snakes != 0 && snakes != SNAKE_VOCABULARIES) {
-        PyErr_SetString(PyExc_ValueError,
-                        "Words takes snake_split: a tuple of one collection of bytes per "
-                        "vocabulary, or none");
-        goto done;
-    }
-    Py_ssize_t bares = bare == NULL ? 0 : PyTuple_GET_SIZE(bare);
-    if (bares != 0 && bares != SNAKE_VOCABULARIES) {
-        PyErr_SetString(PyExc_ValueError,
-                        "Words takes bare_split: a tuple of one collection of bytes per "
-                        "vocabulary, or none");
+    Py_ssize_t snakes = split_tables_given(snake, "snake_split");
+    Py_ssize_t bares = split_tables_given(bare, "bare_split");
+    if (snakes < 0 || bares < 0) {
         goto done;
     }
     self = (Words *)type->tp_alloc(type, 0);
@@ -1254,19 +1275,10 @@ words_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         Py_CLEAR(self);
         goto done;
     }
-    for (Py_ssize_t v = 0; v < snakes; v++) {
-        if (word_table_fill(&self->snake[v], PyTuple_GET_ITEM(snake, v)) < 0) {
-            Py_CLEAR(self);
-            goto done;
-        }
-        self->snakes = (int)v + 1; /* the tables filled so far, for dealloc */
-    }
-    for (Py_ssize_t v = 0; v < bares; v++) {
-        if (word_table_fill(&self->bare[v], PyTuple_GET_ITEM(bare, v)) < 0) {
-            Py_CLEAR(self);
-            goto done;
-        }
-        self->bares = (int)v + 1;
+    if (split_tables_fill(self->snake, &self->snakes, snake, snakes) < 0 ||
+        split_tables_fill(self->bare, &self->bares, bare, bares) < 0) {
+        Py_CLEAR(self);
+        goto done;
     }
 done:
     PyBuffer_Release(&rare);
