@@ -551,7 +551,10 @@ def test_features_never_drop_when_text_is_appended(first: str, second: str) -> N
         "title_case_letters",
         "rare_letters",
         "consonant_triples",
+        "upper_consonant_triples",
         "uncommon_camel_parts",
+        # A common word after an underscore or written bare can grow into one that is not.
+        *(name for name in FEATURE_NAMES if name.startswith(("snake_parts_", "bare_words_"))),
     }
     # "Let'" + "s" makes the apostrophe a contraction's, no longer punctuation; "Let's"
     # + "x" unmakes one.
@@ -1067,7 +1070,12 @@ def reference_ascii_features(text: str) -> dict[str, int]:
         "uppercase": sum(c.isupper() for c in text),
         "rare_letters": sum(c in "jkqvwxyzJKQVWXYZ" for c in short),
         "consonant_triples": sum(
-            all(c in CONSONANTS for c in short[i : i + 3]) for i in range(len(short) - 2)
+            all(c in CONSONANTS for c in short[i : i + 3]) and not short[i : i + 3].isupper()
+            for i in range(len(short) - 2)
+        ),
+        "upper_consonant_triples": sum(
+            all(c in CONSONANTS for c in short[i : i + 3]) and short[i : i + 3].isupper()
+            for i in range(len(short) - 2)
         ),
         "case_switches": pairs(text, str.islower, str.isupper),
         "digits": sum(map(digit, text)),

@@ -107,8 +107,10 @@ def test_each_word_count_means_what_its_name_says() -> None:
         "long_run_letters": 8 + 7,
         # Short words only: z y z z y v, V, X q, k, V, X Q.
         "rare_letters": 6 + 1 + 2 + 1 + 1 + 2,
-        # Three consonants in a row: XMLHttpR holds six, strk two (y is no consonant).
-        "consonant_triples": 6 + 2,
+        # Three consonants in a row: XMLHttpR holds six, strk two (y is no consonant);
+        # two of them are capitals only (XML, MLH), counted apart.
+        "consonant_triples": 4 + 2,
+        "upper_consonant_triples": 2,
         "upper_case_tokens": 1,
         "one_letter_words": 1,
         # Other words of 5-16 letters in title case: "Value" (one beyond four).
@@ -223,7 +225,23 @@ def test_without_the_extension_the_definition_counts(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(words, "compiled_extension", lambda warn=True: None)
     counts = word_counter(_SMALL_WORDS, _SMALL_PARTS, _SMALL_UPPER)
     assert isinstance(counts, functools.partial)
-    assert counts(b"the fooBar MAJOR x", True) == (4, 1, 6, 4, 0, 0, 0, 1, 1, 0, *(0,) * 8, 2, 0, 0)
+    assert counts(b"the fooBar MAJOR x", True) == (
+        4,
+        1,
+        6,
+        4,
+        0,
+        0,
+        0,
+        0,
+        1,
+        1,
+        0,
+        *(0,) * 8,
+        2,
+        0,
+        0,
+    )
 
 
 def test_the_compiled_words_refuse_what_they_cannot_read() -> None:

@@ -1298,6 +1298,7 @@ enum {
     W_LONG_RUN_LETTERS,
     W_RARE_LETTERS,
     W_CONSONANT_TRIPLES,
+    W_UPPER_CONSONANT_TRIPLES,
     W_UPPER_CASE_TOKENS,
     W_ONE_LETTER_WORDS,
     W_TITLE_CASE_LETTERS,
@@ -1373,8 +1374,14 @@ count_other_word(const Words *self, const unsigned char *word, Py_ssize_t length
         }
         for (Py_ssize_t j = 0; j < length; j++) {
             n[W_RARE_LETTERS] += self->rare[word[j]];
-            n[W_CONSONANT_TRIPLES] += j >= 2 && self->consonant[word[j]] &&
-                                      self->consonant[word[j - 1]] && self->consonant[word[j - 2]];
+            if (j >= 2) {
+                /* consonant_flags: 1 for a lower-case consonant, 2 for a capital one. */
+                unsigned char a = self->consonant[word[j - 2]], b = self->consonant[word[j - 1]],
+                              c = self->consonant[word[j]];
+                if (a && b && c) {
+                    n[(a & b & c & 2) ? W_UPPER_CONSONANT_TRIPLES : W_CONSONANT_TRIPLES]++;
+                }
+            }
         }
     }
     if (!mixed) {
@@ -1489,7 +1496,7 @@ static PyType_Slot words_slots[] = {
     {Py_tp_dealloc, words_dealloc},
     {Py_tp_methods, words_methods},
     {Py_tp_doc, "Words(common_words, common_parts, upper_case_tokens, rare_flags, "
-                "consonant_flags, cap, long_word, long_run, snake_split=())\n\n"
+                "consonant_flags, cap, long_word, long_run, snake_split=(), bare_split=())\n\n"
                 "The word counts of ctxbudget.tokens.words.reference_word_counts."},
     {0, NULL},
 };

@@ -47,6 +47,7 @@ WORD_COUNT_NAMES: Final = (
     "long_run_letters",
     "rare_letters",
     "consonant_triples",
+    "upper_consonant_triples",
     "upper_case_tokens",
     "one_letter_words",
     "title_case_letters",
@@ -61,9 +62,12 @@ the upper-case tokens, nor one-letter words (the other words); their letters; th
 with each word counted as at most ``CAP`` letters; the letters beyond the
 ``LONG_RUN``-th of each run of one case in an other word of more than ``LONG_WORD``
 letters; the rare letters (``RARE_LETTERS``) and consonant triples of the other words
-of at most ``LONG_WORD`` letters; the words in the table of upper-case tokens (capitals
-that cl100k, o200k and Qwen hold whole: ``MAJOR``, ``ENABLED``, C's macros and shouted
-headings, one token where an uncommon word of their length costs two); the one-letter
+of at most ``LONG_WORD`` letters, those with a lower-case letter and those of three
+capitals apart (``NSSCKFW`` is five triples, and ``NSS``, ``CK``, ``FW`` to o200k: an
+acronym's capitals are joined in far fewer pieces than a run of lower-case
+consonants); the words in the table of upper-case tokens (capitals that cl100k, o200k
+and Qwen hold whole: ``MAJOR``, ``ENABLED``, C's macros and shouted headings, one
+token where an uncommon word of their length costs two); the one-letter
 words with no character beyond ASCII on either side (``x``, ``I``, the ``I`` of
 ``"scope": "I"``: a token of their own, or joined to the punctuation before them, where
 a letter inside a word of another script, the ``V`` of ``Việt``, is priced as an other
@@ -106,6 +110,11 @@ _LONG_CASE_RUN: Final = re.compile(rb"[a-z]{%d,}|[A-Z]{%d,}" % (LONG_RUN + 1, LO
 _CAMEL_PART: Final = re.compile(rb"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _NOT_RARE_LETTERS: Final = bytes(b for b in range(256) if b not in RARE_LETTERS)
 _CONSONANT_FLAGS: Final = bytes(int(b in _CONSONANTS) for b in range(256))
+_UPPER_CONSONANT_FLAGS: Final = bytes(int(b in _CONSONANTS and b < 0x60) for b in range(256))
+# For the C pass: 1 for a lower-case consonant, 2 for a capital one.
+_CONSONANT_KINDS: Final = bytes(
+    a + b for a, b in zip(_CONSONANT_FLAGS, _UPPER_CONSONANT_FLAGS, strict=True)
+)
 # A run of letters right after an underscore: a part of a snake_case name.
 _SNAKE_PART: Final = re.compile(rb"(?<=_)[A-Za-z]+")
 _MARKS: Final = bytes(
@@ -164,7 +173,7 @@ def reference_word_counts(
     not_common = list(filterfalse(common_words.__contains__, words))
     other_words = list(filterfalse(upper_case_tokens.__contains__, not_common))
     other_letters, capped_letters, long_words, short_words = _letters(other_words)
-    rare_letters, consonant_triples = _rare_letters_and_triples(short_words)
+    rare_letters, consonant_triples, upper_triples = _rare_letters_and_triples(short_words)
     uncommon_parts = mixed_long_letters = common_camel_long_letters = 0
     if mixed:
         uncommon_parts = _uncommon_camel_parts(other_words, common_parts)
@@ -178,7 +187,8 @@ def reference_word_counts(
         capped_letters,
         _long_run_letters(long_words),
         rare_letters,
-        consonant_triples,
+        consonant_triples - upper_triples,
+        upper_triples,
         len(not_common) - len(other_words),
         len(one_letter_words),
         sum(len(w) - CAP for w in short_words if len(w) > CAP and w.istitle()),
@@ -219,7 +229,7 @@ def word_counter(
         tuple(common_parts),
         tuple(upper_case_tokens),
         _RARE_FLAGS,
-        _CONSONANT_FLAGS,
+        _CONSONANT_KINDS,
         CAP,
         LONG_WORD,
         LONG_RUN,
@@ -258,16 +268,22 @@ def _long_run_letters(long_words: list[bytes]) -> int:
     return sum(map(len, long_runs)) - LONG_RUN * len(long_runs)
 
 
-def _rare_letters_and_triples(short_words: list[bytes]) -> tuple[int, int]:
-    """The rare letters and consonant triples of ``short_words``: one flag byte per
-    letter (0 for the spaces joining the words, so that no triple spans two), and a
-    triple is a flag whose two previous bytes are flags too."""
+def _rare_letters_and_triples(short_words: list[bytes]) -> tuple[int, int, int]:
+    """The rare letters, consonant triples and triples of capital consonants of
+    ``short_words``: one flag byte per letter (0 for the spaces joining the words, so
+    that no triple spans two), and a triple is a flag whose two previous bytes are flags
+    too."""
     if not short_words:
-        return 0, 0
+        return 0, 0, 0
     joined = b" ".join(short_words)
     rare = len(joined.translate(None, _NOT_RARE_LETTERS))
     consonants = int.from_bytes(joined.translate(_CONSONANT_FLAGS), "little")
-    return rare, (consonants & consonants << 8 & consonants << 16).bit_count()
+    capitals = int.from_bytes(joined.translate(_UPPER_CONSONANT_FLAGS), "little")
+    return (
+        rare,
+        (consonants & consonants << 8 & consonants << 16).bit_count(),
+        (capitals & capitals << 8 & capitals << 16).bit_count(),
+    )
 
 
 def _uncommon_camel_parts(other_words: list[bytes], common_parts: Collection[bytes]) -> int:
