@@ -12,6 +12,19 @@ class UnmergedPairs:
     def __init__(self, table: bytes, vocabularies: int) -> None: ...
     def counts(self, data: bytes, /) -> tuple[int, ...]: ...
 
+class PairFloors:
+    def __init__(
+        self,
+        unmerged: bytes,
+        pairs: bytes,
+        triples: bytes,
+        whole_pairs: bytes,
+        whole_triples: bytes,
+        places: bytes,
+        vocabularies: int,
+    ) -> None: ...
+    def counts(self, data: bytes, wanted: int = -1, /) -> tuple[int, ...]: ...
+
 class HanPairs:
     def __init__(self, keys: bytes, masks: bytes, vocabularies: int) -> None: ...
     def counts(self, data: bytes, /) -> tuple[int, ...]: ...
@@ -21,11 +34,14 @@ class Words:
         self,
         common_words: Iterable[bytes],
         common_parts: Iterable[bytes],
+        upper_case_tokens: Iterable[bytes],
         rare_flags: bytes,
         consonant_flags: bytes,
         cap: int,
         long_word: int,
         long_run: int,
+        snake_split: tuple[Iterable[bytes], ...] = (),
+        bare_split: tuple[Iterable[bytes], ...] = (),
     ) -> None: ...
     def counts(self, spelled: bytes, mixed: bool, /) -> tuple[int, ...]: ...
 
@@ -33,3 +49,5 @@ def periodic_runs(
     data: bytes, shortest: int, longest: int, units: int, /
 ) -> list[tuple[int, int, int]]: ...
 def byte_runs(data: bytes, shortest: bytes, /) -> list[tuple[int, int, int]]: ...
+def class_counts(data: bytes, table: bytes, classes: int, /) -> tuple[int, ...]: ...
+def range_class_counts(data: bytes, first: int, table: bytes, bits: int, /) -> tuple[int, ...]: ...
