@@ -701,8 +701,8 @@ def test_counter_is_the_rounded_up_weighted_sum() -> None:
 def test_a_profile_rounds_down_an_estimate_within_its_allowance_above_a_whole_token() -> None:
     """``round_down_within``: an estimate less than that share of a token above a whole
     number counts as it, one further above rounds up, and one under ``ROUNDS_UP_BELOW``
-    tokens always rounds up; a guard rounds the weights of the profiles it counts at
-    least up, so it never counts below them."""
+    tokens or of a text beyond ASCII always rounds up; a guard rounds the weights of the
+    profiles it counts at least up, so it never counts below them."""
     weights = [0.0] * len(FEATURE_NAMES)
     weights[FEATURE_NAMES.index("common_words")] = 3.0
     weights[FEATURE_NAMES.index("punctuation")] = 0.15
@@ -715,6 +715,8 @@ def test_a_profile_rounds_down_an_estimate_within_its_allowance_above_a_whole_to
     assert counter.estimate("the.") == pytest.approx(3.15)
     assert counter.estimate("the.") < ROUNDS_UP_BELOW
     assert counter.count("the.") == 4
+    assert counter.estimate("the cat. ü") == pytest.approx(6.15)
+    assert counter.count("the cat. ü") == 7  # beyond ASCII: rounded up
     text = '{"command":"python reproduce.py"}'
     guard = CalibratedCounter("generic")
     for name in guard.profile.at_least:
