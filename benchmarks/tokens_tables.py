@@ -357,25 +357,24 @@ def whole_triples(tokens: dict[str, list[bytes]]) -> dict[str, str]:
 
 def snake_parts_held(counters: list[Any], common_words: list[str]) -> dict[str, str]:
     """Per vocabulary, which common words it holds whole after an underscore (``_input``
-    one token, ``_cap`` two: ``_c``, ``ap``): one byte per word of ``common_words`` (1:
-    held), as the base64 of its zlib."""
-    return {
-        name: base64.b64encode(
-            zlib.compress(bytes(counter.count("_" + word) == 1 for word in common_words), 9)
-        ).decode("ascii")
-        for name, counter in zip(VOCABULARIES, counters, strict=True)
-    }
+    one token, ``_cap`` two: ``_c``, ``ap``), as ``_words_held`` stores them."""
+    return _words_held(counters, ["_" + word for word in common_words])
 
 
 def bare_words_held(counters: list[Any], common_words: list[str]) -> dict[str, str]:
     """Per vocabulary, which common words it holds whole written bare, with no space or
     mark joined before them (after a run of punctuation, a digit or a line break:
     ``{"filename":"reproduce.py"}`` spells ``reproduce`` bare, and DeepSeek V4 cuts it
-    into ``re``, ``pro``, ``duce``): one byte per word of ``common_words`` (1: held), as
-    the base64 of its zlib."""
+    into ``re``, ``pro``, ``duce``), as ``_words_held`` stores them."""
+    return _words_held(counters, common_words)
+
+
+def _words_held(counters: list[Any], spellings: list[str]) -> dict[str, str]:
+    """Per vocabulary, one byte per spelling of the common words (1: one token of it),
+    as the base64 of its zlib."""
     return {
         name: base64.b64encode(
-            zlib.compress(bytes(counter.count(word) == 1 for word in common_words), 9)
+            zlib.compress(bytes(counter.count(spelled) == 1 for spelled in spellings), 9)
         ).decode("ascii")
         for name, counter in zip(VOCABULARIES, counters, strict=True)
     }
