@@ -76,12 +76,13 @@ def figures(texts: list[str], estimates: list[int], true: list[float]) -> Figure
     """Per-text errors and the summed bias; ``mae_distinct`` counts each distinct text
     once (the agent check half holds copies of short calls: 215 tool-call texts, 147
     distinct, where one 7-token call one token off in 11 copies moves the MAE by 0.7)."""
-    errors = [(e - t) / t * 100 for e, t in zip(estimates, true, strict=True) if t > 0]
-    distinct = {
-        text: abs(e - t) / t * 100
+    per_text = [
+        (text, (e - t) / t * 100)
         for text, e, t in zip(texts, estimates, true, strict=True)
         if t > 0
-    }
+    ]
+    errors = [error for _, error in per_text]
+    distinct = {text: abs(error) for text, error in per_text}
     return {
         "n": len(errors),
         "signed": statistics.fmean(errors),
