@@ -40,6 +40,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from ctxbudget.tokens import FEATURE_NAMES, Profile, fit_profile, save_profile, text_features
+from ctxbudget.tokens.accented import ACCENTED_VOCABULARIES, AccentedWords
 from ctxbudget.tokens.features import _FORMAT_CONTROLS, FLOOR_VOCABULARIES
 from ctxbudget.tokens.fitting import Loss
 from tokens_corpus import (
@@ -151,6 +152,13 @@ def _table_rules(rng: random.Random) -> list[str]:
     return [rules(lambda: "---"), rules(lambda: "-" * rng.randint(3, 12)), rules(aligned)]
 
 
+def _accented(tables: dict[str, Any], chosen: Callable[[tuple[int, ...]], bool]) -> str:
+    """The words of the accented-word table whose costs (one per vocabulary) are
+    ``chosen``, each after a space."""
+    costs = AccentedWords.from_table(tables["accented_words"]).costs
+    return "".join(" " + word for word, cost in costs.items() if chosen(cost))
+
+
 def probes() -> list[tuple[str, list[str]]]:
     """Features, each with texts made of little else (but the features before it),
     which no vocabulary merges far: the feature's floor is what the most costly of
@@ -246,6 +254,15 @@ def probes() -> list[tuple[str, list[str]]]:
             ["".join(rng.choices("\xa0\u3000\u2002\u2003\u2009\u202f", k=5000)), "\ufeff" * 2000],
         ),
         ("common_words", [" ab" * 10_000, " the" * 10_000]),
+        # After the common words, whose price each stand-in of these words pays.
+        ("accented_word_extra_tokens_most", [_accented(tables, lambda costs: max(costs) > 1)]),
+        *(
+            (
+                f"accented_word_extra_tokens_{vocabulary}",
+                [_accented(tables, lambda costs, place=place: costs[place] > 1)],
+            )
+            for place, vocabulary in enumerate(ACCENTED_VOCABULARIES)
+        ),
         ("upper_case_tokens", _shouted(rng, tables["upper_case_tokens"])),
         ("newline_runs", ["\n\u00a0" * 20_000]),
         ("far_merging_repeats", ["\u2500" * 1000, "\u2014" * 1000, "\u2026" * 1000]),
@@ -409,6 +426,14 @@ of its own, not that of every vocabulary's (``costs_two``, ``costs_three``), whi
 (``han_extra_tokens_*``) are fitted without a floor: at the price of a soup of them (1.8
 tokens each, beyond the Han classes) traditional Chinese, whose characters a vocabulary
 keeps in words more than alone, went 2.4 -> 4.6 % for o200k."""
+OWN_ACCENTED = {
+    profile: frozenset({f"accented_word_extra_tokens_{vocabulary}"})
+    for profile, vocabulary in OWN_FLOOR.items()
+}
+"""What each vocabulary spends on the accented words it does not hold whole is measured
+(``ctxbudget.tokens.accented``): its profile takes the floor of its own count of them,
+so that no text of such words is priced under its share (the fits price them at about
+a token each anyway)."""
 OWN_DIGITS = {
     "cl100k": frozenset({"digit_groups"}),
     "o200k": frozenset({"digit_groups"}),
@@ -543,7 +568,7 @@ def main(corpus: str) -> None:
             floors(
                 counters[tokenizer],
                 OWN_SHARE,
-                RARE_FEATURES | OWN_COSTS[profile] | OWN_DIGITS[profile],
+                RARE_FEATURES | OWN_COSTS[profile] | OWN_DIGITS[profile] | OWN_ACCENTED[profile],
             ),
             loss="absolute" if profile in ABSOLUTE_LOSS else "squared",
             name=profile,

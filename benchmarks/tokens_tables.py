@@ -25,6 +25,9 @@ Two tables, both proxies for "how common is this piece of text":
   on each code point of the emoji plane alone (``own_emoji_plane_costs``).
 * Ideograph pairs: per vocabulary, the adjacent ideographs its tokens hold
   (``han_pairs``).
+* Accented words: the words of Latin letters with one beyond ASCII that some vocabulary
+  holds as one token after a space, and what each vocabulary spends on each
+  (``accented_words``).
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from typing import Any, Final
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from ctxbudget.tokens.accented import LATIN_LETTERS
 from ctxbudget.tokens.boundaries import (
     TRIPLE_ALPHABET,
     joined_triple_bitmap,
@@ -110,6 +114,29 @@ def upper_case_tokens(pieces: dict[str, list[str]], common_words: list[str]) -> 
     return [
         w for w in held["cl100k"] if w not in common and w in held["o200k"] and w in held["qwen3"]
     ]
+
+
+def accented_words(pieces: dict[str, list[str]], counters: list[Any]) -> dict[str, str]:
+    """Words of Latin letters with one beyond ASCII that some vocabulary holds as one token
+    after a space (`` données``, `` não``), each with what every vocabulary spends on it
+    after a space, one digit each in ``VOCABULARIES`` order (``"1211"``), as
+    ``ctxbudget.tokens.accented.AccentedWords`` reads them."""
+    word = re.compile(f" ([{LATIN_LETTERS}]+)")
+    held = sorted(
+        {
+            match.group(1)
+            for name in VOCABULARIES
+            for piece in pieces[name]
+            if (match := word.fullmatch(piece)) and not match.group(1).isascii()
+        }
+    )
+    table = {}
+    for spelled in held:
+        costs = [counter.count(" " + spelled) for counter in counters]
+        if max(costs) > 9:  # one digit each; no such word was seen
+            raise ValueError(f"{spelled!r} costs {costs}: more than a digit holds")
+        table[spelled] = "".join(map(str, costs))
+    return table
 
 
 def han_cost_classes() -> tuple[str, str]:
@@ -501,6 +528,7 @@ def main() -> None:
         "upper_case_tokens": upper_case_tokens(pieces, common_words),
         "snake_parts_held": snake_parts_held(all_four, common_words),
         "bare_words_held": bare_words_held(all_four, common_words),
+        "accented_words": accented_words(pieces, all_four),
         "han_one_token": one,
         "han_three_tokens": three,
         "han_everyday": everyday,
@@ -542,6 +570,7 @@ def main() -> None:
     OUT.write_text(json.dumps(tables, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
     print(
         f"{OUT}: {len(tables['common_words'])} words, "
+        f"{len(tables['accented_words'])} words beyond ASCII, "
         f"{len(one)} + {len(three)} + {len(everyday)} ideographs, "
         f"{len(costs_two)} + {len(costs_three)} ranges of costly characters"
     )

@@ -134,8 +134,10 @@ def test_a_letter_standing_alone_among_ascii_is_a_one_letter_word() -> None:
     """ "I" in ``"scope": "I"`` and "x" in ``f(x)`` are a token of their own or joined to
     the punctuation before them: one-letter words, not uncommon words priced by their
     first letter. The "t" of "été" is a letter of a word written beyond ASCII, which
-    the joins beyond ASCII price: it stays an other word."""
-    found = features('"scope": "I", y = f(x) \u00e9t\u00e9\n')
+    the joins beyond ASCII price: it stays an other word (at a line's start; after a
+    space, a word some vocabulary holds whole stands in as a common word,
+    ``ctxbudget.tokens.accented``)."""
+    found = features('"scope": "I", y = f(x)\n\u00e9t\u00e9\n')
     assert found["one_letter_words"] == 4  # I, y, f, x
     assert found["other_words"] == 1  # t
     assert found["common_words"] == 1  # scope
@@ -260,7 +262,8 @@ def test_han_and_costly_features_count_exactly_the_characters_of_their_tables(
 
 
 def test_other_scripts_and_symbols() -> None:
-    found = features("Привет ΑΒΓ é ─── 😀\x1b")
+    # "ǯ" after a space: no vocabulary holds it whole, so it is no accented word.
+    found = features("Привет ΑΒΓ ǯ ─── 😀\x1b")
     assert found["greek_cyrillic"] == 9
     assert found["greek_cyrillic_uppercase"] == 4  # П, Α, Β, Γ
     assert found["latin_extended"] == 1
@@ -270,7 +273,7 @@ def test_other_scripts_and_symbols() -> None:
     assert found["other_three_byte_runs"] == 1
     assert found["astral"] == 1
     assert found["controls"] == 1
-    assert found["space_before_non_ascii"] == 4  # before Α é ─ 😀
+    assert found["space_before_non_ascii"] == 4  # before Α ǯ ─ 😀
 
 
 # The features added for what ordinary text lacks (after costs_three), but the line starts,
@@ -413,8 +416,9 @@ def test_every_text_gets_one_count_per_feature_name(text: str) -> None:
 
 def test_letters_after_accented_ones_are_counted_apart_when_a_vocabulary_learned_the_join() -> None:
     """ "ệt" (Việt) and "ét" (était) are inside tokens of some vocabulary; "¤L" is not, and
-    a letter after a Han character is not looked up (the table is of U+0080-U+1FFF)."""
-    learned = features("Việt Nam était")
+    a letter after a Han character is not looked up (the table is of U+0080-U+1FFF).
+    The words are not after a space, where vocabularies hold them whole."""
+    learned = features("Việt Nam\nétait")
     assert learned["learned_letter_joins"] == 2
     assert "letter_after_non_ascii" not in learned
     unlearned = features("¤L¤L 中文English")
@@ -446,7 +450,8 @@ def test_each_vocabulary_has_its_own_costly_characters() -> None:
         ("გამარჯობა", "georgian_letters", 9),
         ("ሰላም", "ethiopic_letters", 3),
         ("ខ្មែរ", "khmer_letters", 5),
-        ("Tiếng Việt", "vietnamese_letters", 2),  # ế and ệ; the other letters are ASCII
+        # ế and ệ; the other letters are ASCII. Not " Việt": a word held whole.
+        ("Tiếng\nViệt", "vietnamese_letters", 2),
         ("ສະບາຍດີ", "lao_letters", 7),
         ("નમસ્તે", "gujarati_letters", 6),
         ("নমস্কার", "bengali_letters", 7),
@@ -715,8 +720,8 @@ def test_a_profile_rounds_down_an_estimate_within_its_allowance_above_a_whole_to
     assert counter.estimate("the.") == pytest.approx(3.15)
     assert counter.estimate("the.") < ROUNDS_UP_BELOW
     assert counter.count("the.") == 4
-    assert counter.estimate("the cat. ü") == pytest.approx(6.15)
-    assert counter.count("the cat. ü") == 7  # beyond ASCII: rounded up
+    assert counter.estimate("the cat.ü") == pytest.approx(6.15)
+    assert counter.count("the cat.ü") == 7  # beyond ASCII: rounded up
     text = '{"command":"python reproduce.py"}'
     guard = CalibratedCounter("generic")
     for name in guard.profile.at_least:
@@ -1142,11 +1147,12 @@ def test_a_pair_floor_that_is_not_a_tuple_is_refused_with_what_it_must_be() -> N
 
 
 def test_a_profile_counts_at_least_the_profiles_it_names_and_saves_them() -> None:
-    """A profile of zero weights that names cl100k counts what cl100k's profile counts,
-    and its JSON keeps the names."""
+    """A profile of zero weights that names cl100k counts what cl100k's profile counts
+    rounded up (a guard does not lean under), and its JSON keeps the names."""
     zero = Profile(name="zero", weights=(0.0,) * len(FEATURE_NAMES), at_least=("cl100k",))
     text = "def handler(event):\n    return {'status': 200}\n" * 5
-    assert CalibratedCounter(zero).count(text) == CalibratedCounter("cl100k").count(text)
+    rounded_up = replace(builtin_profile("cl100k"), round_down_within=0.0)
+    assert CalibratedCounter(zero).count(text) == CalibratedCounter(rounded_up).count(text)
     assert CalibratedCounter(Profile(name="bare", weights=zero.weights)).count(text) == 1
     assert Profile.from_json(zero.to_json()) == zero
     assert Profile.from_json(zero.to_json()).at_least == ("cl100k",)

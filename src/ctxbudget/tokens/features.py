@@ -53,6 +53,7 @@ from itertools import compress
 from types import MappingProxyType
 from typing import Any, Final
 
+from ctxbudget.tokens.accented import ACCENTED_COUNT_NAMES, AccentedWords
 from ctxbudget.tokens.boundaries import (
     TRIPLE_ALPHABET,
     ForcedTables,
@@ -218,6 +219,7 @@ FEATURE_NAMES: Final = (
     "unlearned_han_pairs_o200k",
     "unlearned_han_pairs_deepseek_v4",
     "unlearned_han_pairs_qwen3",
+    *ACCENTED_COUNT_NAMES,
 )
 """Feature order, shared by ``text_features`` and every profile.
 
@@ -469,7 +471,13 @@ a mark that follows a mark or a space) that it does not hold whole bare (a commo
 is one token of every vocabulary bare or after a space; bare, cl100k holds 13,964 of
 the 20,000, o200k 14,243, DeepSeek V4 12,594, Qwen 14,319): the values of JSON arguments and
 the words of paths after ``":"`` or ``"/`` (``{"filename":"reproduce.py"}``: seven tokens
-of cl100k's, ``re`` and ``produce`` for one common word, eight of DeepSeek's)."""
+of cl100k's, ``re`` and ``produce`` for one common word, eight of DeepSeek's).
+``accented_word_extra_tokens_*``: the words of Latin letters beyond ASCII after a space
+that some vocabulary holds whole (`` données``, `` não``; ``ctxbudget.tokens.accented``),
+each priced as the common word that stands in for it, and per vocabulary the tokens it
+spends on them beyond that one; ``accented_word_extra_tokens_most`` the most any
+vocabulary spends so, word by word. Every other feature sees the stand-in, not the
+word."""
 
 
 _ASCII: Final = byte_span(0x00, 0x7F)
@@ -556,8 +564,10 @@ normal form C before encoding (Qwen's does: a compatibility ideograph becomes th
 unified one, a letter and the accent after it one character), so that its floors are
 those of the composed text."""
 _NO_HAN_PAIRS: Final = (0,) * len(FLOOR_VOCABULARIES)
-# The features from ``unlearned_pairs`` on are 0 in ASCII text.
-_NO_SCRIPTS: Final = (0,) * (len(FEATURE_NAMES) - FEATURE_NAMES.index("unlearned_pairs"))
+# The features of a piece from ``unlearned_pairs`` on are 0 in ASCII text.
+_NO_SCRIPTS: Final = (0,) * (
+    len(FEATURE_NAMES) - len(ACCENTED_COUNT_NAMES) - FEATURE_NAMES.index("unlearned_pairs")
+)
 # The per-script letters (``greek_letters`` on). Two-byte scripts by lead byte (one byte
 # per character in the text without continuation bytes) or pattern; the three-byte ones
 # by the 128-code-point blocks of U+0800-U+1FFF they fill (``_blocks``: code point >> 7).
@@ -605,6 +615,8 @@ _TABLE_RULE: Final = re.compile(rb"[-:|]*\|[-:|]*")
 # times faster than four substring tests on the dev corpus).
 _RULE_JOINT: Final = re.compile(rb"\|(?:(?=[-:])|(?<=[-:]\|))")
 _PIECE: Final = PIECE  # longer texts are cut after a newline, which no feature spans
+# The features of ``_piece_features``: all but those of the accented words.
+_PIECE_FEATURE_COUNT: Final = len(FEATURE_NAMES) - len(ACCENTED_COUNT_NAMES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -654,6 +666,8 @@ class _Tables:
     # Per vocabulary of ``FLOOR_VOCABULARIES``, the characters of the emoji plane it
     # spends one token on alone, and two (three on the rest).
     own_emoji_plane_costs: tuple[tuple[frozenset[str], frozenset[str]], ...]
+    # The words of Latin letters beyond ASCII some vocabulary holds whole after a space.
+    accented_words: AccentedWords
 
 
 def _class_of_ranges(ranges: list[list[int]]) -> re.Pattern[str]:
@@ -806,6 +820,7 @@ def _tables() -> _Tables:
             )
             for v in FLOOR_VOCABULARIES
         ),
+        accented_words=AccentedWords.from_table(tables["accented_words"]),
     )
 
 
@@ -1083,9 +1098,17 @@ def unfamiliar_repeats(text: str, encoded: bytes | None = None) -> tuple[Repeate
 def text_features(text: str, encoded: bytes | None = None) -> tuple[int, ...]:
     """The counts named by ``FEATURE_NAMES``, in that order; ``encoded`` as for
     ``pair_floors``."""
+    stood_in, accented = _tables().accented_words.stand_in(text)
+    if stood_in is not text:
+        text, encoded = stood_in, None
+    return _pieces_features(text, encoded) + accented
+
+
+def _pieces_features(text: str, encoded: bytes | None) -> tuple[int, ...]:
+    """The features of ``_piece_features`` over ``text``, piece by piece."""
     if len(text) <= _PIECE:
         return _piece_features(text, encoded=encoded)
-    totals = [0] * len(FEATURE_NAMES)
+    totals = [0] * _PIECE_FEATURE_COUNT
     start = 0
     while start < len(text):
         end = start + _PIECE
