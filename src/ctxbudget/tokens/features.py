@@ -1098,7 +1098,7 @@ def unfamiliar_repeats(text: str, encoded: bytes | None = None) -> tuple[Repeate
 def text_features(text: str, encoded: bytes | None = None) -> tuple[int, ...]:
     """The counts named by ``FEATURE_NAMES``, in that order; ``encoded`` as for
     ``pair_floors``."""
-    stood_in, accented = _tables().accented_words.stand_in(text)
+    stood_in, accented = _tables().accented_words.stand_in(text, encoded)
     if stood_in is not text:
         text, encoded = stood_in, None
     return _pieces_features(text, encoded) + accented
