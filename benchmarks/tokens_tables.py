@@ -25,9 +25,9 @@ Two tables, both proxies for "how common is this piece of text":
   on each code point of the emoji plane alone (``own_emoji_plane_costs``).
 * Ideograph pairs: per vocabulary, the adjacent ideographs its tokens hold
   (``han_pairs``).
-* Accented words: the words of Latin letters with one beyond ASCII that some vocabulary
+* Held words: the words of Latin letters, but the common ones, that some vocabulary
   holds as one token after a space, and what each vocabulary spends on each
-  (``accented_words``).
+  (``held_words``).
 """
 
 from __future__ import annotations
@@ -45,7 +45,6 @@ from typing import Any, Final
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from ctxbudget.tokens.accented import LATIN_LETTERS
 from ctxbudget.tokens.boundaries import (
     TRIPLE_ALPHABET,
     joined_triple_bitmap,
@@ -53,6 +52,7 @@ from ctxbudget.tokens.boundaries import (
 )
 from ctxbudget.tokens.exact import HFTokenizerCounter, TiktokenCounter
 from ctxbudget.tokens.han_pairs import HAN_FIRST, HAN_LAST
+from ctxbudget.tokens.held_words import LATIN_LETTERS
 from ctxbudget.tokens.neighbours import joined_pair_bitmap
 from ctxbudget.tokens.repeats import PRICED_MARKS
 
@@ -116,18 +116,24 @@ def upper_case_tokens(pieces: dict[str, list[str]], common_words: list[str]) -> 
     ]
 
 
-def accented_words(pieces: dict[str, list[str]], counters: list[Any]) -> dict[str, str]:
-    """Words of Latin letters with one beyond ASCII that some vocabulary holds as one token
-    after a space (`` données``, `` não``), each with what every vocabulary spends on it
+def held_words(
+    pieces: dict[str, list[str]], counters: list[Any], common_words: list[str]
+) -> dict[str, str]:
+    """Words of Latin letters that some vocabulary holds as one token after a space
+    (`` fichier``, `` données``, `` não``), but the common words and single ASCII
+    letters, which other features price; each with what every vocabulary spends on it
     after a space, one digit each in ``VOCABULARIES`` order (``"1211"``), as
-    ``ctxbudget.tokens.accented.AccentedWords`` reads them."""
+    ``ctxbudget.tokens.held_words.HeldWords`` reads them."""
     word = re.compile(f" ([{LATIN_LETTERS}]+)")
+    common = set(common_words)
     held = sorted(
         {
-            match.group(1)
+            spelled
             for name in VOCABULARIES
             for piece in pieces[name]
-            if (match := word.fullmatch(piece)) and not match.group(1).isascii()
+            if (match := word.fullmatch(piece))
+            and (spelled := match.group(1)) not in common
+            and not (spelled.isascii() and len(spelled) == 1)
         }
     )
     table = {}
@@ -528,7 +534,7 @@ def main() -> None:
         "upper_case_tokens": upper_case_tokens(pieces, common_words),
         "snake_parts_held": snake_parts_held(all_four, common_words),
         "bare_words_held": bare_words_held(all_four, common_words),
-        "accented_words": accented_words(pieces, all_four),
+        "held_words": held_words(pieces, all_four, common_words),
         "han_one_token": one,
         "han_three_tokens": three,
         "han_everyday": everyday,
@@ -570,7 +576,7 @@ def main() -> None:
     OUT.write_text(json.dumps(tables, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
     print(
         f"{OUT}: {len(tables['common_words'])} words, "
-        f"{len(tables['accented_words'])} words beyond ASCII, "
+        f"{len(tables['held_words'])} words held whole, "
         f"{len(one)} + {len(three)} + {len(everyday)} ideographs, "
         f"{len(costs_two)} + {len(costs_three)} ranges of costly characters"
     )

@@ -1508,6 +1508,236 @@ static PyType_Spec words_spec = {
     .slots = words_slots,
 };
 
+/* -- held words (ctxbudget.tokens.held_words) ----------------------------------- */
+
+/* HeldWords: the words of ASCII letters after a space that some vocabulary holds whole
+ * (ctxbudget.tokens.held_words, `reference_ascii_stand_in` there defines the pass), each
+ * written as the stand-in, with what each vocabulary spends on it beyond one token
+ * summed per vocabulary, and the most of them word by word. */
+
+#define HELD_VOCABULARIES 4
+
+typedef struct {
+    PyObject_HEAD
+    WordTable words;
+    unsigned char *costs; /* HELD_VOCABULARIES per slot of `words` */
+    Py_ssize_t longest;   /* the longest word held: no longer run is looked up */
+    PyObject *stand_in;   /* bytes */
+} HeldWords;
+
+/* The slot of `word` in `table`, or -1. */
+static Py_ssize_t
+word_table_slot(const WordTable *table, const unsigned char *word, Py_ssize_t length)
+{
+    uint32_t hash = word_hash(word, length);
+    for (size_t i = hash & table->mask;; i = (i + 1) & table->mask) {
+        const WordSlot *slot = &table->slots[i];
+        if (slot->length == 0) {
+            return -1;
+        }
+        if (slot->hash == hash && slot->length == (uint32_t)length &&
+            memcmp(table->arena + slot->offset, word, (size_t)length) == 0) {
+            return (Py_ssize_t)i;
+        }
+    }
+}
+
+static void
+held_words_dealloc(HeldWords *self)
+{
+    PyTypeObject *type = Py_TYPE(self);
+    word_table_free(&self->words);
+    PyMem_Free(self->costs);
+    Py_XDECREF(self->stand_in);
+    type->tp_free((PyObject *)self);
+    Py_DECREF(type);
+}
+
+static PyObject *
+held_words_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    PyObject *words, *stand_in;
+    Py_buffer costs;
+    static char *names[] = {"words", "costs", "stand_in", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oy*S:HeldWords", names, &words, &costs,
+                                     &stand_in)) {
+        return NULL;
+    }
+    HeldWords *self = NULL;
+    PyObject *items = PySequence_Fast(words, "HeldWords takes a sequence of bytes");
+    if (items == NULL) {
+        goto done;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(items);
+    PyObject **item = PySequence_Fast_ITEMS(items);
+    if (costs.len != n * HELD_VOCABULARIES) {
+        PyErr_SetString(PyExc_ValueError, "HeldWords takes 4 costs (bytes) per word");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!PyBytes_Check(item[i]) || PyBytes_GET_SIZE(item[i]) == 0) {
+            PyErr_SetString(PyExc_TypeError, "HeldWords takes words as non-empty bytes");
+            goto done;
+        }
+        const unsigned char *word = (const unsigned char *)PyBytes_AS_STRING(item[i]);
+        for (Py_ssize_t j = 0; j < PyBytes_GET_SIZE(item[i]); j++) {
+            if (!IS_LETTER(word[j])) {
+                PyErr_SetString(PyExc_ValueError, "HeldWords takes words of ASCII letters");
+                goto done;
+            }
+        }
+    }
+    self = (HeldWords *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        goto done;
+    }
+    Py_INCREF(stand_in);
+    self->stand_in = stand_in;
+    if (word_table_fill(&self->words, items) < 0) {
+        Py_CLEAR(self);
+        goto done;
+    }
+    self->costs = PyMem_Calloc((self->words.mask + 1) * HELD_VOCABULARIES, 1);
+    if (self->costs == NULL) {
+        PyErr_NoMemory();
+        Py_CLEAR(self);
+        goto done;
+    }
+    const unsigned char *given = (const unsigned char *)costs.buf;
+    for (Py_ssize_t i = 0; i < n * HELD_VOCABULARIES; i++) {
+        if (given[i] == 0) {
+            PyErr_SetString(PyExc_ValueError, "HeldWords takes costs of one token or more");
+            Py_CLEAR(self);
+            goto done;
+        }
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const unsigned char *word = (const unsigned char *)PyBytes_AS_STRING(item[i]);
+        Py_ssize_t length = PyBytes_GET_SIZE(item[i]);
+        Py_ssize_t slot = word_table_slot(&self->words, word, length);
+        memcpy(self->costs + slot * HELD_VOCABULARIES, given + i * HELD_VOCABULARIES,
+               HELD_VOCABULARIES);
+        if (length > self->longest) {
+            self->longest = length;
+        }
+    }
+done:
+    Py_XDECREF(items);
+    PyBuffer_Release(&costs);
+    return (PyObject *)self;
+}
+
+/* stand_in(data) -> (bytes or None, extra per vocabulary..., most): `data` (UTF-8) with
+ * every held word written as the stand-in (None where there is none). A word is a whole
+ * run of ASCII letters right after a space: after it, the end or an ASCII byte that is
+ * no letter (a byte of a character beyond ASCII may be a letter of the same word). */
+static PyObject *
+held_words_stand_in(HeldWords *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 1 || !PyBytes_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "stand_in(data: bytes)");
+        return NULL;
+    }
+    PyObject *given = args[0];
+    const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(given);
+    Py_ssize_t size = PyBytes_GET_SIZE(given);
+    const unsigned char *stand_in = (const unsigned char *)PyBytes_AS_STRING(self->stand_in);
+    Py_ssize_t stand_in_size = PyBytes_GET_SIZE(self->stand_in);
+    Py_ssize_t n[HELD_VOCABULARIES + 1] = {0};
+    unsigned char *out = NULL;
+    Py_ssize_t written = 0, copied = 0; /* out's length; data copied up to here */
+    for (Py_ssize_t i = 1; i < size;) {
+        if (data[i - 1] != ' ' || !IS_LETTER(data[i])) {
+            i++;
+            continue;
+        }
+        Py_ssize_t start = i;
+        while (i < size && IS_LETTER(data[i])) {
+            i++;
+        }
+        Py_ssize_t length = i - start;
+        if (length > self->longest || (i < size && data[i] >= 0x80)) {
+            continue;
+        }
+        Py_ssize_t slot = word_table_slot(&self->words, data + start, length);
+        if (slot < 0) {
+            continue;
+        }
+        const unsigned char *costs = self->costs + slot * HELD_VOCABULARIES;
+        int most = 0;
+        for (int v = 0; v < HELD_VOCABULARIES; v++) {
+            n[v] += costs[v] - 1;
+            most = costs[v] > most ? costs[v] : most;
+        }
+        n[HELD_VOCABULARIES] += most - 1;
+        if (out == NULL) {
+            /* Room for every word (a space and a letter at least) to grow by the
+             * stand-in's length. */
+            Py_ssize_t room = size + (size / 2 + 1) * stand_in_size;
+            out = PyMem_Malloc((size_t)room);
+            if (out == NULL) {
+                return PyErr_NoMemory();
+            }
+        }
+        memcpy(out + written, data + copied, (size_t)(start - copied));
+        written += start - copied;
+        memcpy(out + written, stand_in, (size_t)stand_in_size);
+        written += stand_in_size;
+        copied = i;
+    }
+    PyObject *result;
+    if (out == NULL) {
+        result = Py_NewRef(Py_None);
+    }
+    else {
+        memcpy(out + written, data + copied, (size_t)(size - copied));
+        written += size - copied;
+        result = PyBytes_FromStringAndSize((const char *)out, written);
+        PyMem_Free(out);
+        if (result == NULL) {
+            return NULL;
+        }
+    }
+    PyObject *counts = PyTuple_New(HELD_VOCABULARIES + 2);
+    if (counts == NULL) {
+        Py_DECREF(result);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(counts, 0, result);
+    for (int v = 0; v <= HELD_VOCABULARIES; v++) {
+        PyObject *count = PyLong_FromSsize_t(n[v]);
+        if (count == NULL) {
+            Py_DECREF(counts);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(counts, v + 1, count);
+    }
+    return counts;
+}
+
+static PyMethodDef held_words_methods[] = {
+    {"stand_in", (PyCFunction)(void (*)(void))held_words_stand_in, METH_FASTCALL,
+     "stand_in(data) -> tuple\n\n"
+     "ctxbudget.tokens.held_words.reference_ascii_stand_in, in one pass."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot held_words_slots[] = {
+    {Py_tp_new, held_words_new},
+    {Py_tp_dealloc, held_words_dealloc},
+    {Py_tp_methods, held_words_methods},
+    {Py_tp_doc, "HeldWords(words, costs, stand_in)\n\n"
+                "The stand-ins of ctxbudget.tokens.held_words.reference_ascii_stand_in."},
+    {0, NULL},
+};
+
+static PyType_Spec held_words_spec = {
+    .name = "ctxbudget.tokens._neighbours.HeldWords",
+    .basicsize = sizeof(HeldWords),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = held_words_slots,
+};
+
 /* -- periodic runs (ctxbudget.tokens.repeats) ------------------------------------ */
 
 #define LONGEST_PERIOD 64
@@ -1909,7 +2139,10 @@ module_exec(PyObject *module)
     if (add_type(module, &han_pairs_spec, "HanPairs") < 0) {
         return -1;
     }
-    return add_type(module, &words_spec, "Words");
+    if (add_type(module, &words_spec, "Words") < 0) {
+        return -1;
+    }
+    return add_type(module, &held_words_spec, "HeldWords");
 }
 static struct PyModuleDef_Slot module_slots[] = {
     {Py_mod_exec, module_exec},
@@ -1919,8 +2152,8 @@ static struct PyModuleDef_Slot module_slots[] = {
 static struct PyModuleDef module_definition = {
     PyModuleDef_HEAD_INIT,
     .m_name = "ctxbudget.tokens._neighbours",
-    .m_doc = "The neighbour counts, pair floors, unlearned ideograph pairs, words and "
-             "periodic runs of ctxbudget.tokens, each in one pass.",
+    .m_doc = "The neighbour counts, pair floors, unlearned ideograph pairs, words, held "
+             "words and periodic runs of ctxbudget.tokens, each in one pass.",
     .m_size = 0,
     .m_methods = module_methods,
     .m_slots = module_slots,

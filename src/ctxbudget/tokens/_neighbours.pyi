@@ -1,6 +1,6 @@
 # The C extension built from _neighbours.c (see neighbours.py, which is what to import).
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 class Neighbours:
     def __init__(
@@ -44,6 +44,10 @@ class Words:
         bare_split: tuple[Iterable[bytes], ...] = (),
     ) -> None: ...
     def counts(self, spelled: bytes, mixed: bool, /) -> tuple[int, ...]: ...
+
+class HeldWords:
+    def __init__(self, words: Sequence[bytes], costs: bytes, stand_in: bytes) -> None: ...
+    def stand_in(self, data: bytes, /) -> tuple[bytes | None, int, int, int, int, int]: ...
 
 def periodic_runs(
     data: bytes, shortest: int, longest: int, units: int, /

@@ -53,7 +53,6 @@ from itertools import compress
 from types import MappingProxyType
 from typing import Any, Final
 
-from ctxbudget.tokens.accented import ACCENTED_COUNT_NAMES, AccentedWords
 from ctxbudget.tokens.boundaries import (
     TRIPLE_ALPHABET,
     ForcedTables,
@@ -68,6 +67,7 @@ from ctxbudget.tokens.han_pairs import (
     han_pair_table,
     unlearned_han_pairs_counter,
 )
+from ctxbudget.tokens.held_words import HELD_COUNT_NAMES, HeldWords
 from ctxbudget.tokens.neighbours import (
     ASCII_PUNCTUATION,
     CONTROLS,
@@ -219,7 +219,7 @@ FEATURE_NAMES: Final = (
     "unlearned_han_pairs_o200k",
     "unlearned_han_pairs_deepseek_v4",
     "unlearned_han_pairs_qwen3",
-    *ACCENTED_COUNT_NAMES,
+    *HELD_COUNT_NAMES,
 )
 """Feature order, shared by ``text_features`` and every profile.
 
@@ -272,7 +272,10 @@ a tab-indented line pays a token for its indentation, a single tab joins the wor
 ``tabs_before_non_letters``: a tab before anything but an ASCII letter or white space
 (a digit, punctuation, a character beyond ASCII), which no vocabulary joins to what
 follows: a token of its own (tab-separated numbers, ``"\\t}"`` and ``"\\t//"`` in
-tab-indented code, priced at a tenth of that by the tabs);
+tab-indented code, priced at a tenth of that by the tabs); and a tab before one space
+and what is no white space, which the space joins (``"\\t the"`` is ``"\\t"``,
+``" the"``: priced as a change of white space, which merges in a run of them, the
+guard had counted ``"\\t the" * 1000`` at 82 % of its count);
 ``newline_runs``: blank
 lines merge; ``spaces_before_line_end``: a space before a newline or a CR LF, a token
 of its own; ``crlf_line_ends``: CR LF pairs, which cl100k and o200k merge into one
@@ -472,12 +475,12 @@ is one token of every vocabulary bare or after a space; bare, cl100k holds 13,96
 the 20,000, o200k 14,243, DeepSeek V4 12,594, Qwen 14,319): the values of JSON arguments and
 the words of paths after ``":"`` or ``"/`` (``{"filename":"reproduce.py"}``: seven tokens
 of cl100k's, ``re`` and ``produce`` for one common word, eight of DeepSeek's).
-``accented_word_extra_tokens_*``: the words of Latin letters beyond ASCII after a space
-that some vocabulary holds whole (`` données``, `` não``; ``ctxbudget.tokens.accented``),
-each priced as the common word that stands in for it, and per vocabulary the tokens it
-spends on them beyond that one; ``accented_word_extra_tokens_most`` the most any
-vocabulary spends so, word by word. Every other feature sees the stand-in, not the
-word."""
+``held_word_extra_tokens_*``: the words of Latin letters after a space that some
+vocabulary holds whole but that are no common word (`` fichier``, `` données``,
+`` getattr``; ``ctxbudget.tokens.held_words``), each priced as the common word that
+stands in for it, and per vocabulary the tokens it spends on them beyond that one;
+``held_word_extra_tokens_most`` the most any vocabulary spends so, word by word. Every
+other feature sees the stand-in, not the word."""
 
 
 _ASCII: Final = byte_span(0x00, 0x7F)
@@ -566,7 +569,7 @@ those of the composed text."""
 _NO_HAN_PAIRS: Final = (0,) * len(FLOOR_VOCABULARIES)
 # The features of a piece from ``unlearned_pairs`` on are 0 in ASCII text.
 _NO_SCRIPTS: Final = (0,) * (
-    len(FEATURE_NAMES) - len(ACCENTED_COUNT_NAMES) - FEATURE_NAMES.index("unlearned_pairs")
+    len(FEATURE_NAMES) - len(HELD_COUNT_NAMES) - FEATURE_NAMES.index("unlearned_pairs")
 )
 # The per-script letters (``greek_letters`` on). Two-byte scripts by lead byte (one byte
 # per character in the text without continuation bytes) or pattern; the three-byte ones
@@ -615,8 +618,8 @@ _TABLE_RULE: Final = re.compile(rb"[-:|]*\|[-:|]*")
 # times faster than four substring tests on the dev corpus).
 _RULE_JOINT: Final = re.compile(rb"\|(?:(?=[-:])|(?<=[-:]\|))")
 _PIECE: Final = PIECE  # longer texts are cut after a newline, which no feature spans
-# The features of ``_piece_features``: all but those of the accented words.
-_PIECE_FEATURE_COUNT: Final = len(FEATURE_NAMES) - len(ACCENTED_COUNT_NAMES)
+# The features of ``_piece_features``: all but those of the held words.
+_PIECE_FEATURE_COUNT: Final = len(FEATURE_NAMES) - len(HELD_COUNT_NAMES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -666,8 +669,8 @@ class _Tables:
     # Per vocabulary of ``FLOOR_VOCABULARIES``, the characters of the emoji plane it
     # spends one token on alone, and two (three on the rest).
     own_emoji_plane_costs: tuple[tuple[frozenset[str], frozenset[str]], ...]
-    # The words of Latin letters beyond ASCII some vocabulary holds whole after a space.
-    accented_words: AccentedWords
+    # The words of Latin letters some vocabulary holds whole after a space.
+    held_words: HeldWords
 
 
 def _class_of_ranges(ranges: list[list[int]]) -> re.Pattern[str]:
@@ -820,7 +823,7 @@ def _tables() -> _Tables:
             )
             for v in FLOOR_VOCABULARIES
         ),
-        accented_words=AccentedWords.from_table(tables["accented_words"]),
+        held_words=HeldWords.from_table(tables["held_words"]),
     )
 
 
@@ -1098,10 +1101,8 @@ def unfamiliar_repeats(text: str, encoded: bytes | None = None) -> tuple[Repeate
 def text_features(text: str, encoded: bytes | None = None) -> tuple[int, ...]:
     """The counts named by ``FEATURE_NAMES``, in that order; ``encoded`` as for
     ``pair_floors``."""
-    stood_in, accented = _tables().accented_words.stand_in(text, encoded)
-    if stood_in is not text:
-        text, encoded = stood_in, None
-    return _pieces_features(text, encoded) + accented
+    text, encoded, held = _tables().held_words.stand_in(text, encoded)
+    return _pieces_features(text, encoded) + held
 
 
 def _pieces_features(text: str, encoded: bytes | None) -> tuple[int, ...]:
@@ -1451,8 +1452,8 @@ _DIRECTIVE: Final = re.compile(
     rb"(?![A-Za-z])"
 )
 # A tab, then a byte that is no ASCII letter or white space (a lead byte beyond ASCII too:
-# the bytes are one per character).
-_TAB_BEFORE_NON_LETTER: Final = re.compile(rb"\t(?=[^A-Za-z\t\n\r\x0b\x0c ])")
+# the bytes are one per character), or a single space before such a byte or a letter.
+_TAB_BEFORE_NON_LETTER: Final = re.compile(rb"\t(?=[^A-Za-z\t\n\r\x0b\x0c ]| [^\t\n\r\x0b\x0c ])")
 _ESCAPE: Final = re.compile(rb'\\[nrt"\\/]')
 # A backslash after punctuation other than a backslash: "[\\n", ".\\"". Written from the
 # backslash, which the search skips to, with the punctuation looked behind.

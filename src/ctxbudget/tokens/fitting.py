@@ -67,6 +67,7 @@ def fit_profile(
     about: str = "",
     expectile: float = DEFAULT_EXPECTILE,
     floors: Mapping[str, float] | None = None,
+    ceilings: Mapping[str, float] | None = None,
     loss: Loss = "squared",
 ) -> Profile:
     """A profile fitted to ``(text, true token count)`` pairs.
@@ -81,6 +82,10 @@ def fit_profile(
     ``floors``: the least weight of some features (feature name -> weight), such as the
     worst-case price of a character class, so that a count can never fall below it
     however rare that class is in the samples.
+    ``ceilings``: the most weight of some features (at least their floor): 0 keeps a
+    feature out of the profile, and a feature whose price is known (the tokens a
+    vocabulary spends on a word beyond one) need not be fitted above it, where the fit
+    would make it stand for whatever else the texts that hold it cost.
     ``loss``: ``"squared"`` (the default) or ``"absolute"``, which minimizes the mean
     absolute relative error a per-text error figure reports (see the module's
     docstring); a few times slower.
@@ -89,7 +94,7 @@ def fit_profile(
         raise ProfileError(f"expectile must be between 0 and 1, got {expectile}")
     if loss not in _LOSSES:
         raise ProfileError(f"loss must be one of {', '.join(_LOSSES)}, got {loss!r}")
-    lower = _lower_bounds(floors or {})
+    bounds = _bounds(floors or {}, ceilings or {})
     rows: list[list[float]] = []
     importance: list[float] = []
     for sample in samples:
@@ -99,9 +104,9 @@ def fit_profile(
             importance.append(weight)
     if not rows:
         raise ProfileError("fit_profile needs at least one sample with text and a count > 0")
-    weights = _expectile_fit(rows, expectile, lower, importance=importance)
+    weights = _expectile_fit(rows, expectile, bounds, importance=importance)
     if loss == "absolute":
-        weights = _absolute_fit(rows, expectile, lower, importance, weights)
+        weights = _absolute_fit(rows, expectile, bounds, importance, weights)
     return Profile(
         name=name, weights=tuple(weights), about=about or f"fitted on {len(rows)} samples"
     )
@@ -137,7 +142,7 @@ def fit_profile_from_usage(
     """
     if not 0.0 < expectile < 1.0:
         raise ProfileError(f"expectile must be between 0 and 1, got {expectile}")
-    lower = _lower_bounds(floors or {})
+    bounds = _bounds(floors or {}, {})
     rows = []
     for texts, growth in deltas:
         if growth <= 0 or not any(texts):
@@ -151,7 +156,7 @@ def fit_profile_from_usage(
             "fit_profile_from_usage needs at least one delta with text and a growth > 0"
         )
     pull = (prior.weights, prior_strength * len(rows)) if prior is not None else None
-    weights = _expectile_fit(rows, expectile, lower, pull)
+    weights = _expectile_fit(rows, expectile, bounds, pull)
     return Profile(
         name=name,
         weights=tuple(weights),
@@ -183,17 +188,39 @@ def _lower_bounds(floors: Mapping[str, float]) -> list[float]:
     return [float(floors.get(name, 0.0)) for name in FEATURE_NAMES]
 
 
+Bounds = tuple[list[float], list[float]]
+
+
+def _bounds(floors: Mapping[str, float], ceilings: Mapping[str, float]) -> Bounds:
+    """The least and the most weight of each feature."""
+    lower = _lower_bounds(floors)
+    unknown = sorted(set(ceilings) - set(FEATURE_NAMES))
+    if unknown:
+        raise ProfileError(f"ceilings name unknown features {unknown}")
+    upper = [float(ceilings.get(name, math.inf)) for name in FEATURE_NAMES]
+    bad = sorted(
+        name
+        for name, least, most in zip(FEATURE_NAMES, lower, upper, strict=True)
+        if not most >= least
+    )
+    if bad:
+        raise ProfileError(f"ceilings must be numbers >= the floors, and >= 0 ({', '.join(bad)})")
+    return lower, upper
+
+
 def _expectile_fit(
     rows: Sequence[list[float]],
     expectile: float,
-    lower: list[float],
+    bounds: Bounds,
     pull: tuple[Sequence[float], float] | None = None,
     importance: Sequence[float] | None = None,
     start: list[float] | None = None,
 ) -> list[float]:
     """``pull``: (prior weights, strength): a ridge term towards the prior;
     ``importance``: how much each row weighs (1 each by default); ``start``: where the
-    descent starts (the floors by default)."""
+    descent starts (the floors by default); ``bounds``: the least and the most weight
+    of each feature."""
+    lower, upper = bounds
     size = len(FEATURE_NAMES)
     importance = importance or [1.0] * len(rows)
     gram_all, target_all = _zeros(size), [0.0] * size
@@ -201,7 +228,10 @@ def _expectile_fit(
         _accumulate(gram_all, target_all, row, weight)
     gram_under, target_under = _zeros(size), [0.0] * size
     under = [False] * len(rows)
-    weights = [max(w, floor) for w, floor in zip(start or lower, lower, strict=True)]
+    weights = [
+        min(most, max(w, least))
+        for w, least, most in zip(start or lower, lower, upper, strict=True)
+    ]
     for _ in range(_REWEIGHTS):
         gram = [
             [expectile * u + (1 - expectile) * (a - u) for u, a in zip(gu, ga, strict=True)]
@@ -216,7 +246,7 @@ def _expectile_fit(
             for i, prior_weight in enumerate(prior_weights):
                 gram[i][i] += strength
                 target[i] += strength * prior_weight
-        weights = _bounded_least_squares(gram, target, weights, lower)
+        weights = _bounded_least_squares(gram, target, weights, bounds)
         changed = False
         for i, row in enumerate(rows):
             is_under = _dot(row, weights) < 1.0
@@ -233,7 +263,7 @@ def _expectile_fit(
 def _absolute_fit(
     rows: Sequence[list[float]],
     expectile: float,
-    lower: list[float],
+    bounds: Bounds,
     importance: Sequence[float],
     start: list[float],
 ) -> list[float]:
@@ -246,7 +276,7 @@ def _absolute_fit(
             weight / max(abs(error), ABSOLUTE_SMOOTHING)
             for error, weight in zip(errors, importance, strict=True)
         ]
-        candidate = _expectile_fit(rows, expectile, lower, importance=reweighted, start=weights)
+        candidate = _expectile_fit(rows, expectile, bounds, importance=reweighted, start=weights)
         candidate_errors = _errors(rows, candidate)
         loss = _absolute_loss(candidate_errors, expectile, importance)
         if loss < best:
@@ -291,9 +321,11 @@ def _accumulate(gram: Matrix, target: list[float], row: list[float], sign: float
 
 
 def _bounded_least_squares(
-    gram: Matrix, target: list[float], start: list[float], lower: list[float]
+    gram: Matrix, target: list[float], start: list[float], bounds: Bounds
 ) -> list[float]:
-    """argmin over w >= lower of w'Gw - 2b'w, by exact coordinate steps from ``start``."""
+    """argmin over lower <= w <= upper of w'Gw - 2b'w, by exact coordinate steps from
+    ``start``."""
+    lower, upper = bounds
     weights = list(start)
     for _ in range(_SWEEPS):
         largest_step = 0.0
@@ -302,7 +334,7 @@ def _bounded_least_squares(
                 weights[i] = lower[i]  # the feature never occurs: no evidence for more
                 continue
             residual = target[i] - sum(g * w for g, w in zip(gram_i, weights, strict=True))
-            new = max(lower[i], weights[i] + residual / gram_i[i])
+            new = min(upper[i], max(lower[i], weights[i] + residual / gram_i[i]))
             largest_step = max(largest_step, abs(new - weights[i]))
             weights[i] = new
         if largest_step < _TOLERANCE:

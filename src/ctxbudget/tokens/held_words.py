@@ -1,0 +1,210 @@
+"""Words the vocabularies hold whole after a space, priced by what each spends on them.
+
+A vocabulary learned far more words than the common-word table holds (the words all
+of cl100k, DeepSeek V4 and Qwen spend one token on, ``ctxbudget.tokens.words``): o200k
+spends one token on `` fichier``, `` données``, `` não``, `` possível``, `` getattr``.
+The other features price such a word by its letters, as they must price a word no
+vocabulary knows, and a letter beyond ASCII at a floor of what it costs where nothing
+merges (random letters, ``"\\u0301" * 1000``), so that no text can hide its cost from
+the guard: priced so, Portuguese man pages came out 7-8 % over o200k's count, and the
+tool output of agent sessions 2-3 % over.
+
+A word of the table (``held_words`` in ``data/feature_tables.json``: every word of Latin
+letters some vocabulary holds as one token after a space, but the common words and
+single ASCII letters, with what each of the four spends on it there, measured by
+``benchmarks/tokens_tables.py``) is priced by what is known of it: ``stand_in`` writes
+a common English word in its place, which every vocabulary spends one token on and the
+word features price as such, and counts per vocabulary the tokens it spends beyond that
+one (``HELD_COUNT_NAMES``). The stand-in keeps the word's place: the space before it and
+whatever follows are priced as around any word, where cutting the word out would join
+its neighbours (``"\\n é" * 1000`` would become a run of newlines, which merges).
+
+Only a word written after a space is looked up, and only a whole one: of ASCII letters,
+followed by the end or an ASCII character that is no letter; with a letter beyond ASCII,
+followed by no letter of any script and no combining mark. The pre-tokenizers of the
+four vocabularies make such a word one piece with its space, so what it costs alone is
+what it costs in the text. A word after a mark or a line break is left to the other
+features: ``"_å"`` is two tokens where ``" å"`` is one.
+
+The words of ASCII letters are looked up in one pass in C (``HeldWords`` of the
+package's extension, where it was built; ``reference_ascii_stand_in`` defines it, and
+the test suite holds the two to the same answer); those with a letter beyond ASCII,
+rarer, by a search that starts from such letters, and only in text whose UTF-8 holds one
+of their lead bytes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Final
+
+from ctxbudget.tokens.neighbours import compiled_extension
+
+__all__ = [
+    "HELD_COUNT_NAMES",
+    "HELD_VOCABULARIES",
+    "LATIN_LETTERS",
+    "STAND_IN",
+    "HeldWords",
+    "reference_ascii_stand_in",
+]
+
+HELD_VOCABULARIES: Final = ("cl100k", "o200k", "deepseek_v4", "qwen3")
+"""The vocabularies of the table's costs, in order."""
+
+HELD_COUNT_NAMES: Final = (
+    *(f"held_word_extra_tokens_{vocabulary}" for vocabulary in HELD_VOCABULARIES),
+    "held_word_extra_tokens_most",
+)
+"""The counts of ``HeldWords.stand_in``: per vocabulary, the tokens it spends on the
+table's words beyond the one each stand-in is priced at; then the most any of them
+spends so, word by word (what a guard against the largest count pays)."""
+
+_BEYOND_ASCII_LETTERS: Final = "\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff"
+LATIN_LETTERS: Final = "A-Za-z" + _BEYOND_ASCII_LETTERS
+"""The letters of a word of the table, as a character class: ASCII, Latin-1's letters
+(not ``×`` and ``÷``), Latin Extended-A and -B, and Latin Extended Additional (the
+Vietnamese letters with two marks)."""
+
+STAND_IN: Final = "the"
+"""What a word of the table is written as for the other features: one token of every
+vocabulary after a space, and a common word to the word features."""
+
+Counts = tuple[int, ...]
+# What a text of no held word adds: nothing.
+_NONE: Final = (0,) * len(HELD_COUNT_NAMES)
+
+# A whole word of ASCII letters after a space: the end or an ASCII non-letter after it.
+_ASCII_WORD: Final = re.compile("(?<= )[A-Za-z]+(?![A-Za-z]|[^\\x00-\\x7f])")
+# A letter of the table beyond ASCII: a scan of a single class, the fastest search of
+# ``re`` (2 ns a character), where looking for words after spaces ran 7 ns a character.
+_BEYOND_ASCII: Final = re.compile(f"[{_BEYOND_ASCII_LETTERS}]")
+# The UTF-8 lead bytes of those letters (U+00C0-U+027F, U+1000-U+1FFF): most texts
+# beyond ASCII hold none (Chinese, Japanese), which ``in`` tells them in a fraction of
+# the scan above (4-9 % of a count of such a text).
+_LEAD_BYTES: Final = tuple(bytes((lead,)) for lead in (*range(0xC3, 0xCA), 0xE1))
+_LETTERS: Final = re.compile(f"[{LATIN_LETTERS}]*")
+# What may follow a whole word with a letter beyond ASCII: not a letter of any script,
+# nor a combining mark.
+_WORD_GOES_ON: Final = re.compile("[^\\W\\d_]|[\u0300-\u036f]")
+
+
+def _add(counts: list[int], costs: tuple[int, ...]) -> None:
+    for place, cost in enumerate(costs):
+        counts[place] += cost - 1
+    counts[-1] += max(costs) - 1
+
+
+def reference_ascii_stand_in(costs: Mapping[str, tuple[int, ...]], text: str) -> tuple[str, Counts]:
+    """``text`` with each whole word of ASCII letters after a space that ``costs`` holds
+    written as ``STAND_IN``, and the counts of ``HELD_COUNT_NAMES`` over those words."""
+    counts = [0] * len(HELD_COUNT_NAMES)
+    kept: list[str] = []
+    end = 0
+    for match in _ASCII_WORD.finditer(text):
+        held = costs.get(match.group())
+        if held is None:
+            continue
+        _add(counts, held)
+        kept += (text[end : match.start()], STAND_IN)
+        end = match.end()
+    if not kept:
+        return text, _NONE
+    kept.append(text[end:])
+    return "".join(kept), tuple(counts)
+
+
+AsciiStandIn = Callable[[str, bytes], tuple[str, bytes, Counts]]
+
+
+@dataclass(frozen=True, slots=True)
+class HeldWords:
+    """The table: each word and, per vocabulary of ``HELD_VOCABULARIES``, the tokens it
+    spends on the word after a space; ``ascii_stand_in`` finds its words of ASCII
+    letters (``HeldWords.from_table`` builds it)."""
+
+    costs: Mapping[str, tuple[int, ...]]
+    ascii_stand_in: AsciiStandIn
+
+    @classmethod
+    def from_table(cls, table: Mapping[str, str]) -> HeldWords:
+        """From the tables' JSON: each word's costs as a string of one digit per
+        vocabulary (``"1211"``)."""
+        costs = {word: tuple(map(int, digits)) for word, digits in table.items()}
+        return cls(costs, _ascii_stand_in({w: c for w, c in costs.items() if w.isascii()}))
+
+    def stand_in(self, text: str, encoded: bytes | None = None) -> tuple[str, bytes, Counts]:
+        """``text`` with each word of the table after a space written as ``STAND_IN``,
+        its UTF-8 bytes, and the counts of ``HELD_COUNT_NAMES`` over those words;
+        ``encoded``: the bytes of ``text``, if at hand."""
+        data = text.encode("utf-8", "surrogatepass") if encoded is None else encoded
+        text, data, counts = self.ascii_stand_in(text, data)
+        if text.isascii() or not any(lead in data for lead in _LEAD_BYTES):
+            return text, data, counts
+        stood_in, beyond = self._beyond_ascii(text)
+        if stood_in is text:
+            return text, data, counts
+        summed = tuple(map(sum, zip(counts, beyond, strict=True)))
+        return stood_in, stood_in.encode("utf-8", "surrogatepass"), summed
+
+    def _beyond_ascii(self, text: str) -> tuple[str, Counts]:
+        """The stand-ins of the words with a letter beyond ASCII."""
+        found = _BEYOND_ASCII.search(text)
+        counts = [0] * len(HELD_COUNT_NAMES)
+        kept: list[str] = []
+        end = 0
+        while found is not None:
+            start, word_end = _word_around(text, found.start())
+            found = _BEYOND_ASCII.search(text, word_end)
+            held = self.costs.get(text[start:word_end]) if start else None
+            if held is None:  # not after a space, not whole, or held by no vocabulary
+                continue
+            _add(counts, held)
+            kept += (text[end:start], STAND_IN)
+            end = word_end
+        if not kept:
+            return text, _NONE
+        kept.append(text[end:])
+        return "".join(kept), tuple(counts)
+
+
+def _word_around(text: str, letter: int) -> tuple[int, int]:
+    """The start and end of the run of ``LATIN_LETTERS`` that holds the letter at
+    ``letter``; the start is 0 unless the run follows a space and is a whole word."""
+    run = _LETTERS.match(text, letter)
+    word_end = run.end() if run else letter + 1
+    start = text.rfind(" ", 0, letter) + 1
+    if not start or _LETTERS.fullmatch(text, start, letter) is None:
+        return 0, word_end
+    if _WORD_GOES_ON.match(text, word_end) is not None:
+        return 0, word_end
+    return start, word_end
+
+
+def _ascii_stand_in(costs: Mapping[str, tuple[int, ...]]) -> AsciiStandIn:
+    """``reference_ascii_stand_in`` over ``costs``, by the C extension where the package
+    was built with it (one pass over the bytes, a table of its own)."""
+    extension = compiled_extension(warn=False)  # neighbours warned at import
+    if extension is None:
+
+        def by_definition(text: str, data: bytes) -> tuple[str, bytes, Counts]:
+            stood_in, counts = reference_ascii_stand_in(costs, text)
+            if stood_in is text:
+                return text, data, counts
+            return stood_in, stood_in.encode("utf-8", "surrogatepass"), counts
+
+        return by_definition
+    words = tuple(word.encode("ascii") for word in costs)
+    compiled = extension.HeldWords(
+        words, bytes(c for cost in costs.values() for c in cost), STAND_IN.encode()
+    )
+
+    def in_one_pass(text: str, data: bytes) -> tuple[str, bytes, Counts]:
+        stood_in, *counts = compiled.stand_in(data)
+        if stood_in is None:
+            return text, data, _NONE
+        return stood_in.decode("utf-8", "surrogatepass"), stood_in, tuple(counts)
+
+    return in_one_pass
