@@ -892,6 +892,34 @@ def test_fit_recovers_a_known_linear_profile() -> None:
         assert estimate == pytest.approx(count, rel=1e-3)
 
 
+def test_fit_keeps_each_weight_between_its_floor_and_its_ceiling() -> None:
+    """A ceiling holds a weight the samples would pull higher (at 0: out of the profile),
+    a floor one they would pull lower, and the other weights are fitted around them."""
+    samples = [(text, 2 * len(text.split())) for text in sample_texts(40)]
+    free = fit_profile(samples, expectile=0.5)
+    assert free.weight("common_words") > 1.0
+    capped = fit_profile(samples, expectile=0.5, ceilings={"common_words": 1.0, "other_words": 0.0})
+    assert capped.weight("common_words") == pytest.approx(1.0)
+    assert capped.weight("other_words") == 0.0
+    floored = fit_profile(samples, expectile=0.5, floors={"digits": 3.0}, ceilings={"digits": 3.0})
+    assert floored.weight("digits") == 3.0
+
+
+@pytest.mark.parametrize(
+    ("floors", "ceilings", "message"),
+    [
+        ({}, {"no_such_feature": 1.0}, "ceilings name unknown features"),
+        ({"digits": 2.0}, {"digits": 1.0}, "ceilings must be numbers >= the floors"),
+        ({}, {"digits": -1.0}, "ceilings must be numbers >= the floors, and >= 0"),
+    ],
+)
+def test_fit_refuses_ceilings_it_cannot_keep(
+    floors: dict[str, float], ceilings: dict[str, float], message: str
+) -> None:
+    with pytest.raises(ProfileError, match=message):
+        fit_profile([("plain words", 2)], floors=floors, ceilings=ceilings)
+
+
 def test_fit_gives_zero_weight_to_features_never_seen() -> None:
     fitted = fit_profile([("plain words here", 3), ("more plain words", 3)], expectile=0.5)
     assert fitted.weight("han_rare") == 0.0
