@@ -1521,9 +1521,17 @@ typedef struct {
     PyObject_HEAD
     WordTable words;
     unsigned char *costs; /* HELD_VOCABULARIES per slot of `words` */
-    Py_ssize_t longest;   /* the longest word held: no longer run is looked up */
-    PyObject *stand_in;   /* bytes */
+    /* One bit per value of a word's hash masked by filter_mask, set for the words held:
+     * most words of a text (the common ones) are held by none, and a clear bit says so
+     * from a bitmap that stays in the cache (256 KB for the shipped table), where the
+     * table's slots (4 MB) miss it: the dev corpus 23 -> 18 ms. */
+    uint64_t *filter;
+    uint32_t filter_mask;
+    Py_ssize_t longest; /* the longest word held: no longer run is looked up */
+    PyObject *stand_in; /* bytes */
 } HeldWords;
+
+#define HELD_FILTER_BITS_PER_WORD 16
 
 /* The slot of `word` in `table`, or -1. */
 static Py_ssize_t
@@ -1548,6 +1556,7 @@ held_words_dealloc(HeldWords *self)
     PyTypeObject *type = Py_TYPE(self);
     word_table_free(&self->words);
     PyMem_Free(self->costs);
+    PyMem_Free(self->filter);
     Py_XDECREF(self->stand_in);
     type->tp_free((PyObject *)self);
     Py_DECREF(type);
@@ -1597,8 +1606,14 @@ held_words_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         Py_CLEAR(self);
         goto done;
     }
+    size_t bits = 64;
+    while (bits < (size_t)n * HELD_FILTER_BITS_PER_WORD && bits < ((size_t)1 << 31)) {
+        bits <<= 1;
+    }
+    self->filter_mask = (uint32_t)(bits - 1);
+    self->filter = PyMem_Calloc(bits / 64, sizeof(uint64_t));
     self->costs = PyMem_Calloc((self->words.mask + 1) * HELD_VOCABULARIES, 1);
-    if (self->costs == NULL) {
+    if (self->costs == NULL || self->filter == NULL) {
         PyErr_NoMemory();
         Py_CLEAR(self);
         goto done;
@@ -1617,6 +1632,8 @@ held_words_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         Py_ssize_t slot = word_table_slot(&self->words, word, length);
         memcpy(self->costs + slot * HELD_VOCABULARIES, given + i * HELD_VOCABULARIES,
                HELD_VOCABULARIES);
+        uint32_t bit = word_hash(word, length) & self->filter_mask;
+        self->filter[bit >> 6] |= (uint64_t)1 << (bit & 63);
         if (length > self->longest) {
             self->longest = length;
         }
@@ -1646,17 +1663,22 @@ held_words_stand_in(HeldWords *self, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t n[HELD_VOCABULARIES + 1] = {0};
     unsigned char *out = NULL;
     Py_ssize_t written = 0, copied = 0; /* out's length; data copied up to here */
-    for (Py_ssize_t i = 1; i < size;) {
-        if (data[i - 1] != ' ' || !IS_LETTER(data[i])) {
+    /* From space to space (memchr), each word hashed as its letters are read. */
+    const unsigned char *space = data, *end = data + size;
+    while ((space = memchr(space, ' ', (size_t)(end - space))) != NULL) {
+        Py_ssize_t start = space - data + 1, i = start;
+        uint32_t hash = 2166136261u; /* word_hash's FNV-1a */
+        while (i < size && IS_LETTER(data[i])) {
+            hash = (hash ^ data[i]) * 16777619u;
             i++;
+        }
+        space = data + i;
+        Py_ssize_t length = i - start;
+        if (length == 0 || length > self->longest || (i < size && data[i] >= 0x80)) {
             continue;
         }
-        Py_ssize_t start = i;
-        while (i < size && IS_LETTER(data[i])) {
-            i++;
-        }
-        Py_ssize_t length = i - start;
-        if (length > self->longest || (i < size && data[i] >= 0x80)) {
+        uint32_t bit = hash & self->filter_mask;
+        if (!(self->filter[bit >> 6] & ((uint64_t)1 << (bit & 63)))) {
             continue;
         }
         Py_ssize_t slot = word_table_slot(&self->words, data + start, length);
