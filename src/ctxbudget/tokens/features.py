@@ -29,7 +29,9 @@ after a run of newlines, which is how long texts are processed (see ``_PIECE``).
 
 Tables ship with the package (``data/feature_tables.json``, derived from real
 vocabularies by ``benchmarks/tokens_tables.py``): common English words, which BPE
-vocabularies spend one token on; Han ideographs grouped by how rare they are
+vocabularies spend one token on; the other words some vocabulary holds whole, with what
+each spends on them (``ctxbudget.tokens.held_words``, which writes a common word in
+their place before the other features look at the text); Han ideographs grouped by how rare they are
 (``han_frequent`` / ``han_common`` / ``han_rare`` cost 1 / 2 / 3 tokens in cl100k;
 ``han_beyond_everyday`` are not whole tokens in DeepSeek's and Qwen's vocabularies,
 unlike the 5,000 everyday ones); the characters some vocabulary, and each one, spends 2 or
