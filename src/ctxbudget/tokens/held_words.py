@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from ctxbudget.tokens.neighbours import compiled_extension
+from ctxbudget.tokens.words import SNAKE_VOCABULARIES
 
 __all__ = [
     "HELD_COUNT_NAMES",
@@ -51,8 +52,9 @@ __all__ = [
     "reference_ascii_stand_in",
 ]
 
-HELD_VOCABULARIES: Final = ("cl100k", "o200k", "deepseek_v4", "qwen3")
-"""The vocabularies of the table's costs, in order."""
+HELD_VOCABULARIES: Final = SNAKE_VOCABULARIES
+"""The vocabularies of the table's costs, in order: those whose words the word features
+ask about (cl100k, o200k, DeepSeek V4, Qwen)."""
 
 HELD_COUNT_NAMES: Final = (
     *(f"held_word_extra_tokens_{vocabulary}" for vocabulary in HELD_VOCABULARIES),
