@@ -1663,6 +1663,7 @@ held_words_stand_in(HeldWords *self, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t n[HELD_VOCABULARIES + 1] = {0};
     unsigned char *out = NULL;
     Py_ssize_t written = 0, copied = 0; /* out's length; data copied up to here */
+    Py_ssize_t capacity = 0;            /* out's room, grown as stand-ins lengthen it */
     /* Each word after a space hashed as its letters are read (a loop over the bytes:
      * memchr from space to space was slower, spaces being one byte in five). */
     for (Py_ssize_t i = 1; i < size;) {
@@ -1695,14 +1696,16 @@ held_words_stand_in(HeldWords *self, PyObject *const *args, Py_ssize_t nargs)
             most = costs[v] > most ? costs[v] : most;
         }
         n[HELD_VOCABULARIES] += most - 1;
-        if (out == NULL) {
-            /* Room for every word (a space and a letter at least) to grow by the
-             * stand-in's length. */
-            Py_ssize_t room = size + (size / 2 + 1) * stand_in_size;
-            out = PyMem_Malloc((size_t)room);
-            if (out == NULL) {
+        /* What is written so far, this word's stand-in and the rest of the data. */
+        Py_ssize_t needed = written + (start - copied) + stand_in_size + (size - i);
+        if (needed > capacity) {
+            capacity = needed > 2 * capacity ? needed + 64 : 2 * capacity;
+            unsigned char *grown = PyMem_Realloc(out, (size_t)capacity);
+            if (grown == NULL) {
+                PyMem_Free(out);
                 return PyErr_NoMemory();
             }
+            out = grown;
         }
         memcpy(out + written, data + copied, (size_t)(start - copied));
         written += start - copied;
