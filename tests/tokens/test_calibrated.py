@@ -138,7 +138,7 @@ def test_a_letter_standing_alone_among_ascii_is_a_one_letter_word() -> None:
     first letter. The "t" of "été" is a letter of a word written beyond ASCII, which
     the joins beyond ASCII price: it stays an other word (at a line's start; after a
     space, a word some vocabulary holds whole stands in as a common word,
-    ``ctxbudget.tokens.accented``)."""
+    ``ctxbudget.tokens.held_words``)."""
     found = features('"scope": "I", y = f(x)\n\u00e9t\u00e9\n')
     assert found["one_letter_words"] == 4  # I, y, f, x
     assert found["other_words"] == 1  # t
