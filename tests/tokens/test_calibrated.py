@@ -275,7 +275,7 @@ def test_han_and_costly_features_count_exactly_the_characters_of_their_tables(
 
 
 def test_other_scripts_and_symbols() -> None:
-    # "ǯ" after a space: no vocabulary holds it whole, so it is no accented word.
+    # "ǯ" after a space: no vocabulary holds it whole, so it is no held word.
     found = features("Привет ΑΒΓ ǯ ─── 😀\x1b")
     assert found["greek_cyrillic"] == 9
     assert found["greek_cyrillic_uppercase"] == 4  # П, Α, Β, Γ
