@@ -140,6 +140,16 @@ def test_the_compiled_pass_and_the_python_definition_agree(text: str) -> None:
     assert stood_in_data == stood_in.encode("utf-8", "surrogatepass")
 
 
+def test_without_the_extension_the_definition_stands_in(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A package built without its C extension finds the same words by the definition."""
+    import ctxbudget.tokens.held_words as held_words
+
+    monkeypatch.setattr(held_words, "compiled_extension", lambda warn: None)
+    table = HeldWords.from_table({"fichier": "2111", "données": "2112"})
+    text = "un fichier, des données, fichiers"
+    assert stand_in(table, text) == ("un the, des the, fichiers", (2, 0, 0, 1, 2))
+
+
 def test_the_stand_in_is_in_one_pass_in_c_where_the_extension_is_built() -> None:
     """Where the package was built with its extension, the words of ASCII letters are
     found in C, which refuses what it cannot read."""

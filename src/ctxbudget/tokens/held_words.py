@@ -6,8 +6,8 @@ spends one token on `` fichier``, `` données``, `` não``, `` possível``, `` g
 The other features price such a word by its letters, as they must price a word no
 vocabulary knows, and a letter beyond ASCII at a floor of what it costs where nothing
 merges (random letters, ``"\\u0301" * 1000``), so that no text can hide its cost from
-the guard: priced so, Portuguese man pages came out 7-8 % over o200k's count, and the
-tool output of agent sessions 2-3 % over.
+the guard: priced so, Portuguese man pages came out 7-8 % over o200k's count, their
+words with an accented letter 38-80 % over and their ASCII words 9-10 %.
 
 A word of the table (``held_words`` in ``data/feature_tables.json``: every word of Latin
 letters some vocabulary holds as one token after a space, but the common words and
@@ -199,9 +199,8 @@ def _ascii_stand_in(costs: Mapping[str, tuple[int, ...]]) -> AsciiStandIn:
 
         return by_definition
     words = tuple(word.encode("ascii") for word in costs)
-    compiled = extension.HeldWords(
-        words, bytes(c for cost in costs.values() for c in cost), STAND_IN.encode()
-    )
+    digits = bytes(cost for word_costs in costs.values() for cost in word_costs)
+    compiled = extension.HeldWords(words, digits, STAND_IN.encode())
 
     def in_one_pass(text: str, data: bytes) -> tuple[str, bytes, Counts]:
         stood_in, *counts = compiled.stand_in(data)
