@@ -29,12 +29,13 @@ features: ``"_å"`` is two tokens where ``" å"`` is one.
 The words of ASCII letters are looked up in one pass in C (``HeldWords`` of the
 package's extension, where it was built; ``reference_ascii_stand_in`` defines it, and
 the test suite holds the two to the same answer); those with a letter beyond ASCII,
-rarer, by a search that starts from such letters, and only in text whose UTF-8 holds one
-of their lead bytes.
+rarer, by one regular expression, only in text whose UTF-8 holds one of their lead
+bytes.
 """
 
 from __future__ import annotations
 
+import collections
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -79,43 +80,46 @@ Counts = tuple[int, ...]
 _NONE: Final = (0,) * len(HELD_COUNT_NAMES)
 
 # A whole word of ASCII letters after a space: the end or an ASCII non-letter after it.
-_ASCII_WORD: Final = re.compile("(?<= )[A-Za-z]+(?![A-Za-z]|[^\\x00-\\x7f])")
-# A letter of the table beyond ASCII: a scan of a single class, the fastest search of
-# ``re`` (2 ns a character), where looking for words after spaces ran 7 ns a character.
-_BEYOND_ASCII: Final = re.compile(f"[{_BEYOND_ASCII_LETTERS}]")
-# The UTF-8 lead bytes of those letters (U+00C0-U+027F, U+1000-U+1FFF): most texts
-# beyond ASCII hold none (Chinese, Japanese), which ``in`` tells them in a fraction of
-# the scan above (4-9 % of a count of such a text).
+_ASCII_WORD: Final = re.compile("(?<= )([A-Za-z]++)(?![^\\x00-\\x7f])")
+# The UTF-8 lead bytes of the table's letters beyond ASCII (U+00C0-U+027F,
+# U+1000-U+1FFF): most texts beyond ASCII hold none (Chinese, Japanese), which ``in``
+# tells them in a fraction of a search for the letters.
 _LEAD_BYTES: Final = tuple(bytes((lead,)) for lead in (*range(0xC3, 0xCA), 0xE1))
-_LETTERS: Final = re.compile(f"[{LATIN_LETTERS}]*")
-# What may follow a whole word with a letter beyond ASCII: not a letter of any script,
-# nor a combining mark.
-_WORD_GOES_ON: Final = re.compile("[^\\W\\d_]|[\u0300-\u036f]")
+# A whole word after a space with a letter beyond ASCII: its ASCII letters, the first
+# letter beyond, and the rest, then no letter of any script and no combining mark. The
+# quantifiers are possessive: a word followed by a letter fails at once, without giving
+# its letters back one by one.
+_WORD_BEYOND_ASCII: Final = re.compile(
+    f"(?<= )([A-Za-z]*+[{_BEYOND_ASCII_LETTERS}][{LATIN_LETTERS}]*+)(?![^\\W\\d_]|[\u0300-\u036f])"
+)
 
 
-def _add(counts: list[int], costs: tuple[int, ...]) -> None:
-    for place, cost in enumerate(costs):
-        counts[place] += cost - 1
-    counts[-1] += max(costs) - 1
+def _stand_in(
+    words: re.Pattern[str], costs: Mapping[str, tuple[int, ...]], text: str
+) -> tuple[str, Counts]:
+    """``text`` with each match of ``words`` (a word, its one group) that ``costs`` holds
+    written as ``STAND_IN``, and the counts of ``HELD_COUNT_NAMES`` over those words.
+    The text is split at the words in C, and the counts are summed per distinct word: a
+    text of one short word written again and again is the worst case (400,000
+    characters of ``" é"`` in 48 ms here)."""
+    parts = words.split(text)
+    found = [word for word in parts[1::2] if word in costs]
+    if not found:
+        return text, _NONE
+    parts[1::2] = [STAND_IN if word in costs else word for word in parts[1::2]]
+    counts = [0] * len(HELD_COUNT_NAMES)
+    for word, times in collections.Counter(found).items():
+        held = costs[word]
+        for place, cost in enumerate(held):
+            counts[place] += times * (cost - 1)
+        counts[-1] += times * (max(held) - 1)
+    return "".join(parts), tuple(counts)
 
 
 def reference_ascii_stand_in(costs: Mapping[str, tuple[int, ...]], text: str) -> tuple[str, Counts]:
     """``text`` with each whole word of ASCII letters after a space that ``costs`` holds
     written as ``STAND_IN``, and the counts of ``HELD_COUNT_NAMES`` over those words."""
-    counts = [0] * len(HELD_COUNT_NAMES)
-    kept: list[str] = []
-    end = 0
-    for match in _ASCII_WORD.finditer(text):
-        held = costs.get(match.group())
-        if held is None:
-            continue
-        _add(counts, held)
-        kept += (text[end : match.start()], STAND_IN)
-        end = match.end()
-    if not kept:
-        return text, _NONE
-    kept.append(text[end:])
-    return "".join(kept), tuple(counts)
+    return _stand_in(_ASCII_WORD, costs, text)
 
 
 AsciiStandIn = Callable[[str, bytes], tuple[str, bytes, Counts]]
@@ -153,36 +157,7 @@ class HeldWords:
 
     def _beyond_ascii(self, text: str) -> tuple[str, Counts]:
         """The stand-ins of the words with a letter beyond ASCII."""
-        found = _BEYOND_ASCII.search(text)
-        counts = [0] * len(HELD_COUNT_NAMES)
-        kept: list[str] = []
-        end = 0
-        while found is not None:
-            start, word_end = _word_around(text, found.start())
-            found = _BEYOND_ASCII.search(text, word_end)
-            held = self.costs.get(text[start:word_end]) if start else None
-            if held is None:  # not after a space, not whole, or held by no vocabulary
-                continue
-            _add(counts, held)
-            kept += (text[end:start], STAND_IN)
-            end = word_end
-        if not kept:
-            return text, _NONE
-        kept.append(text[end:])
-        return "".join(kept), tuple(counts)
-
-
-def _word_around(text: str, letter: int) -> tuple[int, int]:
-    """The start and end of the run of ``LATIN_LETTERS`` that holds the letter at
-    ``letter``; the start is 0 unless the run follows a space and is a whole word."""
-    run = _LETTERS.match(text, letter)
-    word_end = run.end() if run else letter + 1
-    start = text.rfind(" ", 0, letter) + 1
-    if not start or _LETTERS.fullmatch(text, start, letter) is None:
-        return 0, word_end
-    if _WORD_GOES_ON.match(text, word_end) is not None:
-        return 0, word_end
-    return start, word_end
+        return _stand_in(_WORD_BEYOND_ASCII, self.costs, text)
 
 
 def _ascii_stand_in(costs: Mapping[str, tuple[int, ...]]) -> AsciiStandIn:
