@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from ctxbudget.tokens import FEATURE_NAMES, Profile, fit_profile, save_profile, text_features
 from ctxbudget.tokens.features import _FORMAT_CONTROLS, FLOOR_VOCABULARIES
 from ctxbudget.tokens.fitting import Loss
-from ctxbudget.tokens.held_words import HELD_VOCABULARIES, HeldWords
+from ctxbudget.tokens.held_words import HELD_COUNT_NAMES, HELD_VOCABULARIES, HeldWords
 from tokens_corpus import (
     PER_LOCALE,
     Sample,
@@ -434,12 +434,11 @@ OWN_HELD = {
 (``ctxbudget.tokens.held_words``): its profile takes the floor of its own count of them,
 so that no text of such words is priced under its share (the fits price them at about
 a token each anyway)."""
-HELD_NAMES = tuple(f"held_word_extra_tokens_{v}" for v in (*HELD_VOCABULARIES, "most"))
 
 
 def held_ceilings(face_values: dict[str, float]) -> dict[str, float]:
     """The most weight of each held-word count: the given face values, 0 for the rest."""
-    return {name: face_values.get(name, 0.0) for name in HELD_NAMES}
+    return {name: face_values.get(name, 0.0) for name in HELD_COUNT_NAMES}
 
 
 OWN_HELD_CEILINGS = {

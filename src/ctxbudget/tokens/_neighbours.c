@@ -1080,33 +1080,50 @@ typedef struct {
     unsigned char *arena;
 } WordTable;
 
+#define WORD_HASH_START 2166136261u /* FNV-1a */
+
+/* The hash of a word with one more byte `b`: callers that read a word's letters one by
+ * one hash it as they go. */
+static inline uint32_t
+word_hash_step(uint32_t hash, unsigned char b)
+{
+    return (hash ^ b) * 16777619u;
+}
+
 static uint32_t
 word_hash(const unsigned char *word, Py_ssize_t length)
 {
-    uint32_t hash = 2166136261u; /* FNV-1a */
+    uint32_t hash = WORD_HASH_START;
     for (Py_ssize_t i = 0; i < length; i++) {
-        hash = (hash ^ word[i]) * 16777619u;
+        hash = word_hash_step(hash, word[i]);
     }
     return hash;
+}
+
+/* The slot of `word` (whose word_hash is `hash`) in `table`, or -1. */
+static Py_ssize_t
+word_table_find(const WordTable *table, const unsigned char *word, Py_ssize_t length,
+                uint32_t hash)
+{
+    if (length > (Py_ssize_t)UINT32_MAX) {
+        return -1; /* longer than any word the table can hold */
+    }
+    for (size_t i = hash & table->mask;; i = (i + 1) & table->mask) {
+        const WordSlot *slot = &table->slots[i];
+        if (slot->length == 0) {
+            return -1;
+        }
+        if (slot->hash == hash && slot->length == (uint32_t)length &&
+            memcmp(table->arena + slot->offset, word, (size_t)length) == 0) {
+            return (Py_ssize_t)i;
+        }
+    }
 }
 
 static int
 word_table_holds(const WordTable *table, const unsigned char *word, Py_ssize_t length)
 {
-    if (length > (Py_ssize_t)UINT32_MAX) {
-        return 0; /* longer than any word the table can hold */
-    }
-    uint32_t hash = word_hash(word, length);
-    for (size_t i = hash & table->mask;; i = (i + 1) & table->mask) {
-        const WordSlot *slot = &table->slots[i];
-        if (slot->length == 0) {
-            return 0;
-        }
-        if (slot->hash == hash && slot->length == (uint32_t)length &&
-            memcmp(table->arena + slot->offset, word, (size_t)length) == 0) {
-            return 1;
-        }
-    }
+    return word_table_find(table, word, length, word_hash(word, length)) >= 0;
 }
 
 static void
@@ -1154,10 +1171,10 @@ word_table_fill(WordTable *table, PyObject *words)
     for (Py_ssize_t i = 0; i < n; i++) {
         const unsigned char *word = (const unsigned char *)PyBytes_AS_STRING(item[i]);
         Py_ssize_t length = PyBytes_GET_SIZE(item[i]);
-        if (length == 0 || word_table_holds(table, word, length)) {
+        uint32_t hash = word_hash(word, length);
+        if (length == 0 || word_table_find(table, word, length, hash) >= 0) {
             continue;
         }
-        uint32_t hash = word_hash(word, length);
         size_t j = hash & table->mask;
         while (table->slots[j].length != 0) {
             j = (j + 1) & table->mask;
@@ -1515,7 +1532,7 @@ static PyType_Spec words_spec = {
  * written as the stand-in, with what each vocabulary spends on it beyond one token
  * summed per vocabulary, and the most of them word by word. */
 
-#define HELD_VOCABULARIES 4
+#define HELD_VOCABULARIES SNAKE_VOCABULARIES /* the same four, in the same order */
 
 typedef struct {
     PyObject_HEAD
@@ -1532,23 +1549,6 @@ typedef struct {
 } HeldWords;
 
 #define HELD_FILTER_BITS_PER_WORD 16
-
-/* The slot of `word` in `table`, or -1. */
-static Py_ssize_t
-word_table_slot(const WordTable *table, const unsigned char *word, Py_ssize_t length)
-{
-    uint32_t hash = word_hash(word, length);
-    for (size_t i = hash & table->mask;; i = (i + 1) & table->mask) {
-        const WordSlot *slot = &table->slots[i];
-        if (slot->length == 0) {
-            return -1;
-        }
-        if (slot->hash == hash && slot->length == (uint32_t)length &&
-            memcmp(table->arena + slot->offset, word, (size_t)length) == 0) {
-            return (Py_ssize_t)i;
-        }
-    }
-}
 
 static void
 held_words_dealloc(HeldWords *self)
@@ -1629,10 +1629,11 @@ held_words_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     for (Py_ssize_t i = 0; i < n; i++) {
         const unsigned char *word = (const unsigned char *)PyBytes_AS_STRING(item[i]);
         Py_ssize_t length = PyBytes_GET_SIZE(item[i]);
-        Py_ssize_t slot = word_table_slot(&self->words, word, length);
+        uint32_t hash = word_hash(word, length);
+        Py_ssize_t slot = word_table_find(&self->words, word, length, hash);
         memcpy(self->costs + slot * HELD_VOCABULARIES, given + i * HELD_VOCABULARIES,
                HELD_VOCABULARIES);
-        uint32_t bit = word_hash(word, length) & self->filter_mask;
+        uint32_t bit = hash & self->filter_mask;
         self->filter[bit >> 6] |= (uint64_t)1 << (bit & 63);
         if (length > self->longest) {
             self->longest = length;
@@ -1672,9 +1673,9 @@ held_words_stand_in(HeldWords *self, PyObject *const *args, Py_ssize_t nargs)
             continue;
         }
         Py_ssize_t start = i;
-        uint32_t hash = 2166136261u; /* word_hash's FNV-1a */
+        uint32_t hash = WORD_HASH_START;
         while (i < size && IS_LETTER(data[i])) {
-            hash = (hash ^ data[i]) * 16777619u;
+            hash = word_hash_step(hash, data[i]);
             i++;
         }
         Py_ssize_t length = i - start;
@@ -1685,7 +1686,7 @@ held_words_stand_in(HeldWords *self, PyObject *const *args, Py_ssize_t nargs)
         if (!(self->filter[bit >> 6] & ((uint64_t)1 << (bit & 63)))) {
             continue;
         }
-        Py_ssize_t slot = word_table_slot(&self->words, data + start, length);
+        Py_ssize_t slot = word_table_find(&self->words, data + start, length, hash);
         if (slot < 0) {
             continue;
         }
