@@ -32,7 +32,7 @@ import random
 import string
 import sys
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -152,10 +152,9 @@ def _table_rules(rng: random.Random) -> list[str]:
     return [rules(lambda: "---"), rules(lambda: "-" * rng.randint(3, 12)), rules(aligned)]
 
 
-def _held(tables: dict[str, Any], chosen: Callable[[tuple[int, ...]], bool]) -> str:
+def _held(costs: Mapping[str, tuple[int, ...]], chosen: Callable[[tuple[int, ...]], bool]) -> str:
     """The words of the held-word table whose costs (one per vocabulary) are
     ``chosen``, each after a space."""
-    costs = HeldWords.from_table(tables["held_words"]).costs
     return "".join(" " + word for word, cost in costs.items() if chosen(cost))
 
 
@@ -166,6 +165,7 @@ def probes() -> list[tuple[str, list[str]]]:
     rng = random.Random(5)
     tables = json.loads(TABLES.read_text(encoding="utf-8"))
     lower, upper = string.ascii_lowercase, string.ascii_uppercase
+    held = HeldWords.from_table(tables["held_words"]).costs
     return [
         ("costs_two", [_soup(rng, tables["costs_two"], 3000)]),
         (
@@ -255,11 +255,11 @@ def probes() -> list[tuple[str, list[str]]]:
         ),
         ("common_words", [" ab" * 10_000, " the" * 10_000]),
         # After the common words, whose price each stand-in of these words pays.
-        ("held_word_extra_tokens_most", [_held(tables, lambda costs: max(costs) > 1)]),
+        ("held_word_extra_tokens_most", [_held(held, lambda costs: max(costs) > 1)]),
         *(
             (
                 f"held_word_extra_tokens_{vocabulary}",
-                [_held(tables, lambda costs, place=place: costs[place] > 1)],
+                [_held(held, lambda costs, place=place: costs[place] > 1)],
             )
             for place, vocabulary in enumerate(HELD_VOCABULARIES)
         ),
