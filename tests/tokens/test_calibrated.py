@@ -10,10 +10,11 @@ import random
 import re
 import string
 import unicodedata
+from array import array
 from collections.abc import Callable
 from dataclasses import replace
 from importlib import resources
-from itertools import pairwise
+from itertools import chain, pairwise
 from pathlib import Path
 
 import pytest
@@ -32,9 +33,10 @@ from ctxbudget.tokens import (
     save_profile,
     text_features,
 )
-from ctxbudget.tokens.calibrated import ROUNDS_UP_BELOW
+from ctxbudget.tokens.calibrated import ROUNDS_UP_BELOW, reference_weighted_sums
 from ctxbudget.tokens.features import _PIECE, FLOOR_VOCABULARIES, _tables, pair_floors
 from ctxbudget.tokens.fitting import ABSOLUTE_SMOOTHING
+from ctxbudget.tokens.neighbours import compiled_function
 
 PROPERTIES = settings(max_examples=150, deadline=None)
 # Text from every script and class the features tell apart, control characters and
@@ -697,11 +699,52 @@ def test_the_guard_sums_the_present_features_to_the_very_estimates_of_all_of_the
 ) -> None:
     """The guard prices a text by five sets of weights over the features it holds only:
     the sums are the same floats as over every feature (a product that is 0 adds
-    nothing), so no count moves by the shortcut."""
+    nothing), so no count moves by the shortcut, by the definition or by the C pass."""
     guard = CalibratedCounter("generic")
+    rows = tuple(weights for weights, _ in guard._prices)
     features = text_features(text)
-    every = [sum(map(operator.mul, weights, features)) for weights, _ in guard._prices]
-    assert guard._estimates(features) == every
+    every = tuple(sum(map(operator.mul, weights, features)) for weights in rows)
+    assert reference_weighted_sums(rows, features) == every
+    assert tuple(guard._weighted_sums(features)) == every
+
+
+_WEIGHT = st.floats(min_value=0, max_value=1e6, allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(min_value=1, max_value=6).flatmap(
+        lambda width: st.tuples(
+            st.lists(st.tuples(*[_WEIGHT] * width), min_size=1, max_size=5).map(tuple),
+            st.tuples(*[st.integers(min_value=0, max_value=2**40) | st.just(0)] * width),
+        )
+    )
+)
+def test_compiled_weighted_sums_are_the_floats_python_adds(
+    case: tuple[tuple[tuple[float, ...], ...], tuple[int, ...]],
+) -> None:
+    """The C extension's sums of products are Python's, to the last bit: each product
+    rounded on its own, added left to right (a fused multiply-add would differ)."""
+    rows, features = case
+    compiled = compiled_function("weighted_sums")
+    if compiled is None:
+        pytest.skip("built without the C extension")
+    packed = array("d", chain.from_iterable(rows)).tobytes()
+    every = tuple(sum(map(operator.mul, weights, features)) for weights in rows)
+    assert compiled(packed, features) == every
+    assert reference_weighted_sums(rows, features) == every
+
+
+def test_compiled_weighted_sums_refuse_rows_of_another_width() -> None:
+    """Weights that are not whole rows of one double per feature are a clear error, not
+    a sum read past the buffer."""
+    compiled = compiled_function("weighted_sums")
+    if compiled is None:
+        pytest.skip("built without the C extension")
+    with pytest.raises(ValueError, match="one double per feature"):
+        compiled(array("d", [1.0, 2.0, 3.0]).tobytes(), (1, 2))
+    with pytest.raises(TypeError, match="weighted_sums"):
+        compiled(b"", [1, 2])
 
 
 def test_counter_is_the_rounded_up_weighted_sum() -> None:
@@ -1176,10 +1219,15 @@ def reference_ascii_features(text: str) -> dict[str, int]:
 
 @PROPERTIES
 @example("\\nBB")  # the n of an escape is no letter of the word after it
+@example(" JA")  # a held word: the features read its stand-in
 @given(st.text(st.characters(max_codepoint=0x7F), max_size=300))
 def test_bit_tricks_match_a_plain_reference(text: str) -> None:
+    """The ASCII features of the C passes and byte tricks are those counted one
+    character at a time, over the text as the features read it: each held word after a
+    space written as its stand-in (``ctxbudget.tokens.held_words``)."""
     found = dict(zip(FEATURE_NAMES, text_features(text), strict=True))
-    for name, expected in reference_ascii_features(text).items():
+    stood_in, _, _ = _tables().held_words.stand_in(text)
+    for name, expected in reference_ascii_features(stood_in).items():
         assert found[name] == expected, name
 
 
