@@ -735,6 +735,16 @@ def test_compiled_weighted_sums_are_the_floats_python_adds(
     assert reference_weighted_sums(rows, features) == every
 
 
+def test_a_profile_that_counts_at_least_many_others_sums_them_all() -> None:
+    """More sets of weights than the C pass sums at once (16) are summed by the
+    definition, not refused at the first count."""
+    cl100k = builtin_profile("cl100k")
+    many = CalibratedCounter(replace(cl100k, name="many", at_least=("central",) * 20))
+    once = CalibratedCounter(replace(cl100k, name="once", at_least=("central",)))
+    for text in ("def weighted(x):\n    return x * 2  # twice\n", "日本語の文章です。" * 9):
+        assert many.count(text) == once.count(text) > 0
+
+
 def test_compiled_weighted_sums_refuse_rows_of_another_width() -> None:
     """Weights that are not whole rows of one double per feature are a clear error, not
     a sum read past the buffer."""

@@ -436,12 +436,17 @@ def reference_weighted_sums(
     return tuple(sum(map(operator.mul, pick(weights), values)) for weights in rows)
 
 
+_MOST_COMPILED_ROWS: Final = 16
+"""The most sets of weights the C extension's ``weighted_sums`` sums at once (a profile
+and those it counts at least: five for the guard)."""
+
+
 def _weighted_sums(rows: tuple[tuple[float, ...], ...]) -> WeightedSums:
     """``reference_weighted_sums`` over ``rows``, by the C extension where the package was
     built with it: a Python sum of products costs some microseconds a text, as much as
     the C passes over a short one."""
     compiled = compiled_function("weighted_sums")
-    if compiled is None:
+    if compiled is None or len(rows) > _MOST_COMPILED_ROWS:
         return functools.partial(reference_weighted_sums, rows)
     packed = array("d", chain.from_iterable(rows)).tobytes()
     sums: WeightedSums = functools.partial(compiled, packed)
