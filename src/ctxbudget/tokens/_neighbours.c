@@ -288,23 +288,43 @@ look_closer(const Neighbours *self, Py_ssize_t *n, uint32_t kinds, int b, int pb
     }
 }
 
-/* A tuple of the `size` counts of `n`. */
+/* A tuple of `first` (a reference it takes; NULL for none), then `size` items, item k
+ * made by `make(values, k)`: the counts and sums every pass returns. */
 static PyObject *
-tuple_of(const Py_ssize_t *n, int size)
+tuple_made(PyObject *first, const void *values, Py_ssize_t size,
+           PyObject *(*make)(const void *values, Py_ssize_t k))
 {
-    PyObject *result = PyTuple_New(size);
+    Py_ssize_t offset = first != NULL;
+    PyObject *result = PyTuple_New(offset + size);
     if (result == NULL) {
+        Py_XDECREF(first);
         return NULL;
     }
-    for (int k = 0; k < size; k++) {
-        PyObject *value = PyLong_FromSsize_t(n[k]);
+    if (first != NULL) {
+        PyTuple_SET_ITEM(result, 0, first);
+    }
+    for (Py_ssize_t k = 0; k < size; k++) {
+        PyObject *value = make(values, k);
         if (value == NULL) {
             Py_DECREF(result);
             return NULL;
         }
-        PyTuple_SET_ITEM(result, k, value);
+        PyTuple_SET_ITEM(result, offset + k, value);
     }
     return result;
+}
+
+static PyObject *
+count_at(const void *counts, Py_ssize_t k)
+{
+    return PyLong_FromSsize_t(((const Py_ssize_t *)counts)[k]);
+}
+
+/* A tuple of the `size` counts of `n`. */
+static PyObject *
+tuple_of(const Py_ssize_t *n, int size)
+{
+    return tuple_made(NULL, n, size, count_at);
 }
 
 static PyObject *
@@ -1732,21 +1752,7 @@ held_words_stand_in(HeldWords *self, PyObject *const *args, Py_ssize_t nargs)
             return NULL;
         }
     }
-    PyObject *counts = PyTuple_New(HELD_VOCABULARIES + 2);
-    if (counts == NULL) {
-        Py_DECREF(result);
-        return NULL;
-    }
-    PyTuple_SET_ITEM(counts, 0, result);
-    for (int v = 0; v <= HELD_VOCABULARIES; v++) {
-        PyObject *count = PyLong_FromSsize_t(n[v]);
-        if (count == NULL) {
-            Py_DECREF(counts);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(counts, v + 1, count);
-    }
-    return counts;
+    return tuple_made(result, n, HELD_VOCABULARIES + 1, count_at);
 }
 
 static PyMethodDef held_words_methods[] = {
@@ -2133,6 +2139,12 @@ byte_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 
 /* -- weighted sums (ctxbudget.tokens.calibrated) --------------------------------- */
 
+static PyObject *
+double_at(const void *doubles, Py_ssize_t k)
+{
+    return PyFloat_FromDouble(((const double *)doubles)[k]);
+}
+
 /* weighted_sums(weights, features): per row of `weights` (doubles in machine order, one
  * row of len(features) per set of weights), the sum of weight * feature, left to right
  * as Python's sum(map(operator.mul, row, features)) adds them. A feature of 0 adds
@@ -2179,19 +2191,7 @@ weighted_sums(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             sums[r] += product;
         }
     }
-    PyObject *result = PyTuple_New(rows);
-    if (result == NULL) {
-        return NULL;
-    }
-    for (Py_ssize_t r = 0; r < rows; r++) {
-        PyObject *sum = PyFloat_FromDouble(sums[r]);
-        if (sum == NULL) {
-            Py_DECREF(result);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(result, r, sum);
-    }
-    return result;
+    return tuple_made(NULL, sums, rows, double_at);
 }
 
 static PyMethodDef module_methods[] = {

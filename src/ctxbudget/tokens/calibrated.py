@@ -316,9 +316,8 @@ class CalibratedCounter:
         self._weighted_sums = _weighted_sums(tuple(weights for weights, _ in self._prices))
 
     def estimate(self, text: str) -> float:
-        """The unrounded estimate of this profile's own weights."""
-        total: float = sum(map(operator.mul, self.profile.weights, text_features(text)))
-        return total
+        """The unrounded estimate of this profile's own weights (the first set summed)."""
+        return self._weighted_sums(text_features(text))[0]
 
     def count(self, text: str) -> int:
         """Estimated tokens in ``text``: the largest of the counts of this profile and of
