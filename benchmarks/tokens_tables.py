@@ -21,10 +21,10 @@ Two tables, both proxies for "how common is this piece of text":
   this is the worst case the conservative profile must price.
 * Runs of one character: per vocabulary, the characters beyond ASCII it merges when
   written again and again, with what 48 copies cost (``run_costs``), what it spends on
-  1 to 48 copies of each ASCII punctuation mark (``mark_run_costs``), and what it spends
+  1 to 48 copies of each ASCII punctuation mark and letter (``ascii_run_costs``), and what it spends
   on each code point of the emoji plane alone (``own_emoji_plane_costs``).
-* Ideograph pairs: per vocabulary, the adjacent ideographs its tokens hold
-  (``han_pairs``).
+* CJK pairs: per vocabulary, the adjacent ideographs its tokens hold (``han_pairs``),
+  and the adjacent kana and CJK forms (``kana_pairs``).
 * Held words: the words of Latin letters, but the common ones, that some vocabulary
   holds as one token after a space, and what each vocabulary spends on each
   (``held_words``).
@@ -50,11 +50,11 @@ from ctxbudget.tokens.boundaries import (
     joined_triple_bitmap,
     whole_triple_bitmap,
 )
+from ctxbudget.tokens.cjk_pairs import HAN_IDEOGRAPHS, KANA_AND_FORMS
 from ctxbudget.tokens.exact import HFTokenizerCounter, TiktokenCounter
-from ctxbudget.tokens.han_pairs import HAN_FIRST, HAN_LAST
 from ctxbudget.tokens.held_words import LATIN_LETTERS
 from ctxbudget.tokens.neighbours import joined_pair_bitmap
-from ctxbudget.tokens.repeats import PRICED_MARKS
+from ctxbudget.tokens.repeats import PRICED_CHARACTERS
 
 WORD_LIMIT = int(os.environ.get("WORD_LIMIT", "20000"))
 OUT = Path(__file__).resolve().parents[1] / "src/ctxbudget/tokens/data/feature_tables.json"
@@ -306,14 +306,14 @@ def run_costs(counter: Any) -> dict[str, int]:
     return runs
 
 
-def mark_run_costs(counter: Any) -> dict[str, list[int]]:
-    """Per ASCII punctuation mark (``PRICED_MARKS``), what ``counter`` spends on 1 to
-    ``RUN_COPIES`` copies of it in a row: a vocabulary merges a run of one mark by
-    tokens of 2 to 64 copies, so that a run's cost goes up and down with its length (31
-    "~" are five tokens of cl100k's, 32 one)."""
+def ascii_run_costs(counter: Any) -> dict[str, list[int]]:
+    """Per ASCII punctuation mark and letter (``PRICED_CHARACTERS``), what ``counter``
+    spends on 1 to ``RUN_COPIES`` copies of it in a row: a vocabulary merges a run of one
+    character by tokens of 2 to 64 copies, so that a run's cost goes up and down with its
+    length (31 "~" are five tokens of cl100k's, 32 one)."""
     return {
-        mark: [counter.count(mark * copies) for copies in range(1, RUN_COPIES + 1)]
-        for mark in PRICED_MARKS
+        character: [counter.count(character * copies) for copies in range(1, RUN_COPIES + 1)]
+        for character in PRICED_CHARACTERS
     }
 
 
@@ -344,22 +344,22 @@ def ascii_pair_tokens(pieces: dict[str, list[str]]) -> dict[str, str]:
     }
 
 
-def han_pairs(tokens: dict[str, list[bytes]]) -> dict[str, str]:
-    """Per vocabulary, the pairs of adjacent U+4E00-U+9FFF ideographs some token of it
+def learned_pairs(
+    tokens: dict[str, list[bytes]], ranges: tuple[tuple[int, int], ...]
+) -> dict[str, str]:
+    """Per vocabulary, the pairs of adjacent characters of ``ranges`` some token of it
     holds whole, sorted and concatenated: a pair none holds is a token boundary of it
-    (``ctxbudget.tokens.han_pairs``). A token's characters cut at its ends are left
+    (``ctxbudget.tokens.cjk_pairs``). A token's characters cut at its ends are left
     out."""
+    runs = re.compile("[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in ranges) + "]{2,}")
     found = {}
     for name, spelled in tokens.items():
         pairs = set()
         for token in spelled:
-            for run in _HAN_RUN.findall(token.decode("utf-8", "ignore")):
+            for run in runs.findall(token.decode("utf-8", "ignore")):
                 pairs.update(run[i : i + 2] for i in range(len(run) - 1))
         found[name] = "".join(sorted(pairs))
     return found
-
-
-_HAN_RUN: Final = re.compile(f"[{chr(HAN_FIRST)}-{chr(HAN_LAST)}]{{2,}}")
 
 
 def joined_byte_pairs(tokens: dict[str, list[bytes]]) -> dict[str, str]:
@@ -547,7 +547,8 @@ def main() -> None:
         "letter_joins": joins,
         "ascii_pair_tokens": ascii_pair_tokens(pieces),
         "joined_byte_pairs": joined_byte_pairs(token_bytes),
-        "han_pairs": han_pairs(token_bytes),
+        "han_pairs": learned_pairs(token_bytes, HAN_IDEOGRAPHS),
+        "kana_pairs": learned_pairs(token_bytes, KANA_AND_FORMS),
         "triple_alphabet": TRIPLE_ALPHABET.decode("ascii"),
         "joined_triples": joined_triples(token_bytes),
         "whole_triples": whole_triples(token_bytes),
@@ -559,8 +560,8 @@ def main() -> None:
         "run_costs": {
             name: run_costs(counter) for name, counter in zip(VOCABULARIES, all_four, strict=True)
         },
-        "mark_run_costs": {
-            name: mark_run_costs(counter)
+        "ascii_run_costs": {
+            name: ascii_run_costs(counter)
             for name, counter in zip(VOCABULARIES, all_four, strict=True)
         },
         "own_emoji_plane_costs": {

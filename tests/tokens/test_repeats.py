@@ -6,6 +6,7 @@ the count of the unit alone."""
 from __future__ import annotations
 
 import math
+import string
 
 import pytest
 from hypothesis import given, settings
@@ -17,6 +18,7 @@ from ctxbudget.tokens.repeats import (
     LONG_UNIT,
     LONGEST,
     MOST,
+    PRICED_CHARACTERS,
     PRICED_MARKS,
     SHORTEST,
     UNITS,
@@ -109,13 +111,14 @@ def test_a_byte_run_is_a_whole_run_of_one_mark_as_long_as_its_table_asks() -> No
         shortest_runs({"é": 3})
 
 
-def test_runs_of_punctuation_marks_are_units_and_pieces_of_rules_are_not() -> None:
-    """A mark written three times or more is a unit of one character (priced from each
-    vocabulary's table); a unit holding two in a row of a character every vocabulary
-    merges far ("──────┼", a table's rule) is left to the features."""
-    found = repeated_units("a ~~~~~ b %%% c -- d", frozenset())
-    assert found == (RepeatedUnit("~", 5), RepeatedUnit("%", 3))
+def test_runs_of_punctuation_marks_and_letters_are_units_and_pieces_of_rules_are_not() -> None:
+    """A mark or a letter written three times or more is a unit of one character
+    (priced from each vocabulary's table); a unit holding two in a row of a character
+    every vocabulary merges far ("──────┼", a table's rule) is left to the features."""
+    found = repeated_units("a ~~~~~ b %%% c -- d hhhh", frozenset())
+    assert found == (RepeatedUnit("~", 5), RepeatedUnit("h", 4), RepeatedUnit("%", 3))
     assert set(PRICED_MARKS) == set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+    assert set(PRICED_CHARACTERS) == set(PRICED_MARKS + string.ascii_letters)
     rule = "──────┼" * 3
     assert RepeatedUnit("──────┼", 3) in repeated_units(rule, frozenset())
     assert repeated_units(rule, frozenset(), far_merging="─") == (RepeatedUnit("─", 6),) * 3
@@ -181,9 +184,11 @@ def test_unfamiliar_repeats_are_what_ordinary_text_does_not_hold() -> None:
         "ha ha ha ha",
         "    indented",
         "the the the the",
-        "XXXXXXXXX",  # one letter
     ]:
         assert unfamiliar_repeats(ordinary) == (), ordinary
+    # A run of one letter is priced from the vocabularies' tables, as a mark's is: no
+    # ordinary word holds one three times ("X" * 9 is two tokens of every vocabulary).
+    assert unfamiliar_repeats("XXXXXXXXX") == (RepeatedUnit("X", 9),)
 
 
 def test_a_word_written_twice_as_one_costs_twice_its_half() -> None:
@@ -214,8 +219,10 @@ def test_a_long_unit_written_twice_counts_wherever_it_is() -> None:
 
 def test_at_most_MOST_units_are_priced_the_longest_first() -> None:
     """A text of a thousand distinct repeated units (hostile: each unit priced costs two
-    counts of short text) yields the ``MOST`` longest runs, not all of them."""
-    units = [f"q{chr(97 + i // 26 % 26)}{chr(97 + i % 26)}z" for i in range(1000)]
+    counts of short text) yields the ``MOST`` longest runs, not all of them. (No unit
+    holds a letter three times in a row, whose runs would be found first.)"""
+    letters = [c for c in string.ascii_lowercase if c not in "qz"]
+    units = [f"q{letters[i // 24 % 24]}{letters[i % 24]}{i // 576}z" for i in range(1000)]
     text = " ".join(unit * (3 + (i == 700) * 10) for i, unit in enumerate(units))
     found = unfamiliar_repeats(text)
     assert len(found) == MOST

@@ -918,19 +918,21 @@ static PyType_Spec floors_spec = {
     .slots = floors_slots,
 };
 
-/* HanPairs: per vocabulary, the adjacent pairs of U+4E00-U+9FFF ideographs that it
- * did not learn (`reference_unlearned_han_pairs` in han_pairs.py defines the counts),
- * looked up in an open-addressing hash table of the learned pairs' keys. */
+/* CjkPairs: per vocabulary, the adjacent pairs of a set of three-byte characters (a
+ * bitmap over the Basic Multilingual Plane) that it did not learn
+ * (`reference_unlearned_cjk_pairs` in cjk_pairs.py defines the counts), looked up in an
+ * open-addressing hash table of the learned pairs' keys. */
 typedef struct {
     PyObject_HEAD
     int vocabularies;
     uint32_t mask_bits; /* the table holds 1 << mask_bits slots */
     uint32_t *keys;     /* key + 1 in each slot; 0: empty */
     unsigned char *masks;
-} HanPairs;
+    unsigned char members[0x10000 / 8]; /* bit c & 7 of byte c >> 3: code point c is paired */
+} CjkPairs;
 
 static void
-han_pairs_dealloc(HanPairs *self)
+cjk_pairs_dealloc(CjkPairs *self)
 {
     PyTypeObject *type = Py_TYPE(self);
     PyMem_Free(self->keys);
@@ -940,33 +942,36 @@ han_pairs_dealloc(HanPairs *self)
 }
 
 static inline uint32_t
-han_slot(uint32_t key, uint32_t bits)
+cjk_slot(uint32_t key, uint32_t bits)
 {
     return (uint32_t)(key * 2654435761u) >> (32 - bits);
 }
 
 static PyObject *
-han_pairs_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+cjk_pairs_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    Py_buffer keys, masks;
+    Py_buffer keys, masks, members;
     int vocabularies;
-    static char *names[] = {"keys", "masks", "vocabularies", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*y*i:HanPairs", names, &keys, &masks,
-                                     &vocabularies)) {
+    static char *names[] = {"keys", "masks", "vocabularies", "members", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*y*iy*:CjkPairs", names, &keys, &masks,
+                                     &vocabularies, &members)) {
         return NULL;
     }
-    HanPairs *self = NULL;
+    CjkPairs *self = NULL;
     Py_ssize_t n = masks.len;
-    if (keys.len != 4 * n || vocabularies < 0 || vocabularies > 8 || n > (1 << 28)) {
+    if (keys.len != 4 * n || vocabularies < 0 || vocabularies > 8 || n > (1 << 28) ||
+        members.len != (Py_ssize_t)sizeof self->members) {
         PyErr_SetString(PyExc_ValueError,
-                        "HanPairs takes a key of 4 bytes a mask and 0 to 8 vocabularies");
+                        "CjkPairs takes a key of 4 bytes a mask, 0 to 8 vocabularies and a "
+                        "bitmap of 8192 bytes");
         goto done;
     }
-    self = (HanPairs *)type->tp_alloc(type, 0);
+    self = (CjkPairs *)type->tp_alloc(type, 0);
     if (self == NULL) {
         goto done;
     }
     self->vocabularies = vocabularies;
+    memcpy(self->members, members.buf, sizeof self->members);
     uint32_t bits = 4;
     while (((Py_ssize_t)1 << bits) < 2 * n) { /* at most half full */
         bits++;
@@ -985,7 +990,7 @@ han_pairs_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     for (Py_ssize_t i = 0; i < n; i++) {
         uint32_t key;
         memcpy(&key, given + i, sizeof key); /* the buffer may not be aligned */
-        uint32_t j = han_slot(key, bits);
+        uint32_t j = cjk_slot(key, bits);
         while (self->keys[j] != 0 && self->keys[j] != key + 1) {
             j = (j + 1) & last;
         }
@@ -995,14 +1000,15 @@ han_pairs_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 done:
     PyBuffer_Release(&keys);
     PyBuffer_Release(&masks);
+    PyBuffer_Release(&members);
     return (PyObject *)self;
 }
 
 static inline unsigned char
-han_mask(const HanPairs *self, uint32_t key)
+cjk_mask(const CjkPairs *self, uint32_t key)
 {
     uint32_t last = ((uint32_t)1 << self->mask_bits) - 1;
-    for (uint32_t j = han_slot(key, self->mask_bits);; j = (j + 1) & last) {
+    for (uint32_t j = cjk_slot(key, self->mask_bits);; j = (j + 1) & last) {
         if (self->keys[j] == key + 1) {
             return self->masks[j];
         }
@@ -1013,7 +1019,7 @@ han_mask(const HanPairs *self, uint32_t key)
 }
 
 static PyObject *
-han_pairs_counts(HanPairs *self, PyObject *const *args, Py_ssize_t nargs)
+cjk_pairs_counts(CjkPairs *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 1 || !PyBytes_Check(args[0])) {
         PyErr_SetString(PyExc_TypeError, "counts(data: bytes)");
@@ -1021,24 +1027,35 @@ han_pairs_counts(HanPairs *self, PyObject *const *args, Py_ssize_t nargs)
     }
     const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(args[0]);
     Py_ssize_t size = PyBytes_GET_SIZE(args[0]);
+    /* Per mask of the vocabularies that learned a pair, how many pairs; per mask of
+     * those that learned neither a pair nor the pair before it, how many such pairs. */
     Py_ssize_t masks[256] = {0};
-    Py_ssize_t previous_end = -1; /* where the ideograph before ends; -1: none */
+    Py_ssize_t lone[256] = {0};
+    Py_ssize_t previous_end = -1; /* where the paired character before ends; -1: none */
+    Py_ssize_t pair_end = -1;     /* where the character that closed the last pair ends */
+    unsigned previous_unlearned = 0; /* the vocabularies that did not learn that pair */
     uint32_t previous = 0;
     for (Py_ssize_t i = 0; i + 2 < size; i++) {
         unsigned lead = data[i];
-        /* U+4E00-U+9FFF are E4 B8 80 to E9 BF BF: the continuation bytes are whole in
-         * valid UTF-8, which is all the features pass. */
-        if (lead < 0xE4 || lead > 0xE9 || (data[i + 1] & 0xC0) != 0x80 ||
+        /* Three-byte characters are E0-EF and two continuation bytes; the features pass
+         * valid UTF-8 (surrogates included), so a lead byte starts a whole character. */
+        if ((lead & 0xF0u) != 0xE0u || (data[i + 1] & 0xC0) != 0x80 ||
             (data[i + 2] & 0xC0) != 0x80) {
             continue;
         }
         uint32_t code = (lead & 0x0Fu) << 12 | (data[i + 1] & 0x3Fu) << 6 | (data[i + 2] & 0x3Fu);
-        if (code < 0x4E00) {
+        if (!(self->members[code >> 3] >> (code & 7) & 1)) {
             continue;
         }
-        code -= 0x4E00;
         if (previous_end == i) {
-            masks[han_mask(self, previous << 15 | code)]++;
+            unsigned learned = cjk_mask(self, previous << 16 | code);
+            unsigned unlearned = ~learned & 0xFFu;
+            masks[learned]++;
+            if (pair_end == i) {
+                lone[unlearned & previous_unlearned]++;
+            }
+            previous_unlearned = unlearned;
+            pair_end = i + 3;
         }
         previous = code;
         previous_end = i + 3;
@@ -1048,39 +1065,42 @@ han_pairs_counts(HanPairs *self, PyObject *const *args, Py_ssize_t nargs)
     for (int mask = 0; mask < 256; mask++) {
         pairs += masks[mask];
     }
-    Py_ssize_t totals[8] = {0};
-    for (int v = 0; v < self->vocabularies; v++) {
+    Py_ssize_t totals[16] = {0};
+    int n = self->vocabularies;
+    for (int v = 0; v < n; v++) {
         totals[v] = pairs;
         for (int mask = 1; mask < 256; mask++) {
             if (mask >> v & 1) {
                 totals[v] -= masks[mask];
+                totals[n + v] += lone[mask];
             }
         }
     }
-    return tuple_of(totals, self->vocabularies);
+    return tuple_of(totals, 2 * n);
 }
 
-static PyMethodDef han_pairs_methods[] = {
-    {"counts", (PyCFunction)(void (*)(void))han_pairs_counts, METH_FASTCALL,
+static PyMethodDef cjk_pairs_methods[] = {
+    {"counts", (PyCFunction)(void (*)(void))cjk_pairs_counts, METH_FASTCALL,
      "counts(data) -> tuple\n\n"
-     "Per vocabulary, the adjacent pairs of main-block ideographs it did not learn."},
+     "Per vocabulary, the adjacent pairs of the set's characters it did not learn; then "
+     "per vocabulary, the characters between two such pairs."},
     {NULL, NULL, 0, NULL},
 };
 
-static PyType_Slot han_pairs_slots[] = {
-    {Py_tp_new, han_pairs_new},
-    {Py_tp_dealloc, han_pairs_dealloc},
-    {Py_tp_methods, han_pairs_methods},
-    {Py_tp_doc, "HanPairs(keys, masks, vocabularies)\n\n"
-                "The counts of ctxbudget.tokens.han_pairs.reference_unlearned_han_pairs."},
+static PyType_Slot cjk_pairs_slots[] = {
+    {Py_tp_new, cjk_pairs_new},
+    {Py_tp_dealloc, cjk_pairs_dealloc},
+    {Py_tp_methods, cjk_pairs_methods},
+    {Py_tp_doc, "CjkPairs(keys, masks, vocabularies)\n\n"
+                "The counts of ctxbudget.tokens.cjk_pairs.reference_unlearned_cjk_pairs."},
     {0, NULL},
 };
 
-static PyType_Spec han_pairs_spec = {
-    .name = "ctxbudget.tokens._neighbours.HanPairs",
-    .basicsize = sizeof(HanPairs),
+static PyType_Spec cjk_pairs_spec = {
+    .name = "ctxbudget.tokens._neighbours.CjkPairs",
+    .basicsize = sizeof(CjkPairs),
     .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
-    .slots = han_pairs_slots,
+    .slots = cjk_pairs_slots,
 };
 
 /* Words: the word counts of ctxbudget.tokens.words (`reference_word_counts` there
@@ -2237,7 +2257,7 @@ module_exec(PyObject *module)
     if (add_type(module, &floors_spec, "PairFloors") < 0) {
         return -1;
     }
-    if (add_type(module, &han_pairs_spec, "HanPairs") < 0) {
+    if (add_type(module, &cjk_pairs_spec, "CjkPairs") < 0) {
         return -1;
     }
     if (add_type(module, &words_spec, "Words") < 0) {

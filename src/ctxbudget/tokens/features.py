@@ -62,12 +62,13 @@ from ctxbudget.tokens.boundaries import (
     forced_boundary_tables,
     pair_floor_counter,
 )
-from ctxbudget.tokens.han_pairs import (
-    HAN_FIRST,
-    HAN_LAST,
-    HanPairCounts,
-    han_pair_table,
-    unlearned_han_pairs_counter,
+from ctxbudget.tokens.cjk_pairs import (
+    HAN_IDEOGRAPHS,
+    KANA_AND_FORMS,
+    CjkPairCounts,
+    cjk_pair_table,
+    members_bitmap,
+    unlearned_cjk_pairs_counter,
 )
 from ctxbudget.tokens.held_words import HELD_COUNT_NAMES, HeldWords
 from ctxbudget.tokens.neighbours import (
@@ -221,6 +222,10 @@ FEATURE_NAMES: Final = (
     "unlearned_han_pairs_o200k",
     "unlearned_han_pairs_deepseek_v4",
     "unlearned_han_pairs_qwen3",
+    "lone_kana_cl100k",
+    "lone_kana_o200k",
+    "lone_kana_deepseek_v4",
+    "lone_kana_qwen3",
     *HELD_COUNT_NAMES,
 )
 """Feature order, shared by ``text_features`` and every profile.
@@ -419,12 +424,23 @@ Mongolian, whose words vocabularies merge no further on a line without ү or ө
 where Kazakh's they merge better; such a text counts no
 ``central_asian_cyrillic_line_letters``, which then price Kazakh, Tatar and Bashkir.
 ``unlearned_han_pairs_<vocabulary>``: adjacent ideographs of U+4E00-U+9FFF that no
-token of that vocabulary holds (``ctxbudget.tokens.han_pairs``; its ``han_pairs`` in
+token of that vocabulary holds (``ctxbudget.tokens.cjk_pairs``; its ``han_pairs`` in
 ``data/feature_tables.json``: 212 pairs for cl100k, 3,433 for o200k, 25,532 for
 DeepSeek V4, 40,168 for Qwen), each a token boundary of it: running Chinese prose is
 mostly words a vocabulary learned, classical verse and names mostly not, which a price
 per character cannot tell apart (Tang and Song verse was counted 15-18 % under by
 DeepSeek's and Qwen's profiles).
+``unlearned_kana_pairs_<vocabulary>``: the same for adjacent kana and fullwidth,
+halfwidth, vertical and small forms
+(``KANA_AND_FORMS``; ``kana_pairs`` in ``data/feature_tables.json``): 24-53 %
+of the kana pairs of the Japanese of the dev corpus are pairs o200k, DeepSeek V4 or
+Qwen did not learn, 95-100 % of those of random katakana words, which the profiles
+priced at the kana of prose (Qwen's at 64 % of its count).
+``lone_kana_<vocabulary>``: those characters between two pairs that vocabulary
+did not learn, which it joins to neither neighbour: a token of their own. Nearly every
+character of random kana is one; in prose they are few (a pair unlearned after another
+is about as rare as the square of their share), so that a floor on them prices random
+kana without moving the price of prose.
 ``format_controls``: the invisible format controls of General Punctuation (the
 zero-width space, the direction marks, embeddings and isolates, the word joiner and
 invisible operators: U+200B, U+200E, U+200F, U+202A-U+202E, U+2060-U+206F; not the
@@ -568,7 +584,7 @@ _COMPOSES: Final = tuple(v == "qwen3" for v in FLOOR_VOCABULARIES)
 normal form C before encoding (Qwen's does: a compatibility ideograph becomes the
 unified one, a letter and the accent after it one character), so that its floors are
 those of the composed text."""
-_NO_HAN_PAIRS: Final = (0,) * len(FLOOR_VOCABULARIES)
+_NO_CJK_PAIRS: Final = (0,) * len(FLOOR_VOCABULARIES)
 # The features of a piece from ``unlearned_pairs`` on are 0 in ASCII text.
 _NO_SCRIPTS: Final = (0,) * (
     len(FEATURE_NAMES) - len(HELD_COUNT_NAMES) - FEATURE_NAMES.index("unlearned_pairs")
@@ -661,13 +677,17 @@ class _Tables:
     run_costs: tuple[Mapping[str, int], ...]
     run_copies: int
     # Per vocabulary of ``FLOOR_VOCABULARIES``, what 1 to ``run_copies`` copies of each
-    # ASCII punctuation mark cost.
-    mark_run_costs: tuple[Mapping[str, tuple[int, ...]], ...]
-    # The runs of marks ``repeated_units`` looks for: those some vocabulary spends two
-    # tokens or more on (a run that costs one lifts no count; "..." and '"""' are most).
-    priced_mark_runs: bytes
-    # Per vocabulary of ``FLOOR_VOCABULARIES``, the adjacent ideographs it did not learn.
-    unlearned_han_pairs: HanPairCounts
+    # ASCII punctuation mark and letter cost.
+    ascii_run_costs: tuple[Mapping[str, tuple[int, ...]], ...]
+    # The runs of marks and letters ``repeated_units`` looks for: those some vocabulary
+    # spends two tokens or more on (a run that costs one lifts no count; "...", '"""' and
+    # "www" are most).
+    priced_ascii_runs: bytes
+    # Per vocabulary of ``FLOOR_VOCABULARIES``, the adjacent ideographs it did not learn,
+    # and the adjacent kana and CJK forms (then the characters between two of
+    # those, per vocabulary).
+    unlearned_han_pairs: CjkPairCounts
+    unlearned_kana_pairs: CjkPairCounts
     # Per vocabulary of ``FLOOR_VOCABULARIES``, the characters of the emoji plane it
     # spends one token on alone, and two (three on the rest).
     own_emoji_plane_costs: tuple[tuple[frozenset[str], frozenset[str]], ...]
@@ -805,19 +825,17 @@ def _tables() -> _Tables:
         pair_floors=_pair_floors(tables),
         run_costs=tuple(MappingProxyType(tables["run_costs"][v]) for v in FLOOR_VOCABULARIES),
         run_copies=tables["run_copies"],
-        mark_run_costs=tuple(
+        ascii_run_costs=tuple(
             MappingProxyType(
-                {mark: tuple(costs) for mark, costs in tables["mark_run_costs"][v].items()}
+                {mark: tuple(costs) for mark, costs in tables["ascii_run_costs"][v].items()}
             )
             for v in FLOOR_VOCABULARIES
         ),
-        priced_mark_runs=_priced_mark_runs(
-            [tables["mark_run_costs"][v] for v in FLOOR_VOCABULARIES]
+        priced_ascii_runs=_priced_ascii_runs(
+            [tables["ascii_run_costs"][v] for v in FLOOR_VOCABULARIES]
         ),
-        unlearned_han_pairs=unlearned_han_pairs_counter(
-            *han_pair_table([tables["han_pairs"][v] for v in FLOOR_VOCABULARIES]),
-            len(FLOOR_VOCABULARIES),
-        ),
+        unlearned_han_pairs=_unlearned_pairs_counter(tables["han_pairs"], HAN_IDEOGRAPHS),
+        unlearned_kana_pairs=_unlearned_pairs_counter(tables["kana_pairs"], KANA_AND_FORMS),
         own_emoji_plane_costs=tuple(
             (
                 frozenset(tables["own_emoji_plane_costs"][v]["one"]),
@@ -866,9 +884,10 @@ def _two_by_two(pairs: str) -> frozenset[str]:
     return frozenset(pairs[i : i + 2] for i in range(0, len(pairs), 2))
 
 
-def _priced_mark_runs(costs: list[dict[str, list[int]]]) -> bytes:
-    """The ``shortest_runs`` table of the runs of each mark that some vocabulary of
-    ``costs`` (what 1, 2, ... copies of each mark cost) spends two tokens or more on."""
+def _priced_ascii_runs(costs: list[dict[str, list[int]]]) -> bytes:
+    """The ``shortest_runs`` table of the runs of each mark or letter that some
+    vocabulary of ``costs`` (what 1, 2, ... copies of each cost) spends two tokens or
+    more on."""
     lengths = {}
     for mark in costs[0]:
         by_length = [
@@ -1024,16 +1043,16 @@ def _either(composes: bool, composed: int, floor: int) -> int:
 
 def one_character_run_costs(character: str, times: int) -> tuple[int | None, ...]:
     """Per vocabulary of ``FLOOR_VOCABULARIES``, what ``character`` (beyond ASCII, or a
-    mark of ``ctxbudget.tokens.repeats.PRICED_MARKS``) written ``times`` times in a row
-    costs, or ``None`` where the tables do not say.
+    mark or letter of ``ctxbudget.tokens.repeats.PRICED_CHARACTERS``) written ``times``
+    times in a row costs, or ``None`` where the tables do not say.
 
     Where a vocabulary merges the character's repeats ("？？" and "——" are tokens of
     some), the price of a copy in a long run (``run_costs`` in
     ``data/feature_tables.json``: what ``run_copies`` copies cost, written by
     ``benchmarks/tokens_tables.py``) times ``times``, rounded up: a short run's ends can
-    take a token more or less. A mark's run is its whole runs of ``run_copies`` and the
-    cost of the rest, from the table of what each shorter run costs
-    (``mark_run_costs``): its tokens are 2 to 64 copies, so that a run's cost goes up and
+    take a token more or less. A mark's or letter's run is its whole runs of
+    ``run_copies`` and the cost of the rest, from the table of what each shorter run costs
+    (``ascii_run_costs``): its tokens are 2 to 64 copies, so that a run's cost goes up and
     down with its length. Elsewhere no token of that vocabulary spans two copies, so
     each costs what the character costs alone: its class in the tables of costly
     characters of the Basic Multilingual Plane and of the emoji plane, ``None`` beyond
@@ -1041,7 +1060,7 @@ def one_character_run_costs(character: str, times: int) -> tuple[int | None, ...
     tables = _tables()
     costs: list[int | None] = []
     for v, merged in enumerate(tables.run_costs):
-        shorter = tables.mark_run_costs[v].get(character)
+        shorter = tables.ascii_run_costs[v].get(character)
         run = merged.get(character)
         if shorter is not None:
             whole, rest = divmod(times, tables.run_copies)
@@ -1065,11 +1084,23 @@ def _alone_cost(tables: _Tables, vocabulary: int, character: str) -> int | None:
     if code > 0xFFFF:
         return None
     # The tables' Han classes hold the main block (those before it, the costly ones).
-    if HAN_FIRST <= code <= HAN_LAST:
+    if HAN_IDEOGRAPHS[0][0] <= code <= HAN_IDEOGRAPHS[0][1]:
         return _han_cost(tables, FLOOR_VOCABULARIES[vocabulary], character)
     # The vocabularies of the costly characters are those of the floors, in that order.
     two_or_three, three = tables.own_costs[vocabulary]
     return 3 if three.fullmatch(character) else 2 if two_or_three.fullmatch(character) else 1
+
+
+def _unlearned_pairs_counter(
+    learned: Mapping[str, str], ranges: tuple[tuple[int, int], ...]
+) -> CjkPairCounts:
+    """Per vocabulary of ``FLOOR_VOCABULARIES``, the adjacent characters of ``ranges`` it
+    did not learn (``learned``: its learned pairs, by vocabulary)."""
+    return unlearned_cjk_pairs_counter(
+        *cjk_pair_table([learned[v] for v in FLOOR_VOCABULARIES], ranges),
+        len(FLOOR_VOCABULARIES),
+        members_bitmap(ranges),
+    )
 
 
 def _han_cost(tables: _Tables, vocabulary: str, ideograph: str) -> int:
@@ -1095,7 +1126,7 @@ def unfamiliar_repeats(text: str, encoded: bytes | None = None) -> tuple[Repeate
         text,
         tables.common_words,
         far_merging=tables.far_merging,
-        marks=tables.priced_mark_runs,
+        marks=tables.priced_ascii_runs,
         encoded=encoded,
     )
 
@@ -1404,7 +1435,16 @@ def _piece_features(
         _line_letters_after(_BELARUSIAN_LINE_REST, text) if beyond_russian else 0,
         _matched(_FORMAT_CONTROLS, non_ascii) if other_three_byte else 0,
         kyrgyz_mongolian,
-        *(tables.unlearned_han_pairs(full) if han > 1 else _NO_HAN_PAIRS),
+        *(
+            tables.unlearned_han_pairs(full)[: len(FLOOR_VOCABULARIES)]
+            if han > 1
+            else _NO_CJK_PAIRS
+        ),
+        *(
+            tables.unlearned_kana_pairs(full)[len(FLOOR_VOCABULARIES) :]
+            if kana + compatibility_or_fullwidth > 1
+            else _NO_CJK_PAIRS
+        ),
     )
 
 

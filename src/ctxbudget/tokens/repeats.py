@@ -51,6 +51,8 @@ __all__ = [
     "LONGEST",
     "LONG_UNIT",
     "MOST",
+    "PRICED_CHARACTERS",
+    "PRICED_LETTERS",
     "PRICED_MARKS",
     "SHORTEST",
     "UNITS",
@@ -105,6 +107,16 @@ units: each vocabulary merges a run of one mark its own way, by tokens of 2 to 6
 are one, which no price per copy can say (a profile priced runs of "~" at a third to a
 half of its tokens); their costs are tables
 (``ctxbudget.tokens.features.one_character_run_costs``)."""
+
+PRICED_LETTERS: Final = string.ascii_letters
+"""The ASCII letters, whose runs of one byte are priced as the marks' are: a vocabulary
+merges ``"hh"`` but not ``"hhh"``, ``"uuuu"`` but not ``"uuuuu"``, so that a letter
+written again and again costs a token every one to eight copies, which the price of a
+word's letters put at a third to a half of its count (``"h" * 16``: 8 tokens of cl100k's,
+3 by its profile). Ordinary words hold no letter three times in a row."""
+
+PRICED_CHARACTERS: Final = PRICED_MARKS + PRICED_LETTERS
+"""The ASCII characters whose runs ``repeated_units`` looks for."""
 
 MOST: Final = 64
 """The most repeated units priced in one text, the runs of one punctuation mark first,
@@ -212,8 +224,9 @@ byte_runs: Final[Callable[[bytes, bytes], list[Run]]] = (
 """``reference_byte_runs``, computed by the C extension where it is built."""
 
 _NONZERO: Final = re.compile(b"[^\x00]")
-EVERY_MARK: Final = shortest_runs(dict.fromkeys(PRICED_MARKS, UNITS))
-"""The runs ``repeated_units`` looks for by default: of every mark, ``UNITS`` or more."""
+EVERY_MARK: Final = shortest_runs(dict.fromkeys(PRICED_CHARACTERS, UNITS))
+"""The runs ``repeated_units`` looks for by default: of every mark and letter, ``UNITS``
+or more."""
 _ASCII_LETTERS: Final = re.compile(rb"[A-Za-z]+")
 # The bytes of an identifier: a doubled word is made of them and has none beside it.
 _WORD_BYTES: Final = rb"A-Za-z0-9_"
