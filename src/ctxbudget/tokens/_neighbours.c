@@ -918,17 +918,22 @@ static PyType_Spec floors_spec = {
     .slots = floors_slots,
 };
 
-/* CjkPairs: per vocabulary, the adjacent pairs of a set of three-byte characters (a
- * bitmap over the Basic Multilingual Plane) that it did not learn
- * (`reference_unlearned_cjk_pairs` in cjk_pairs.py defines the counts), looked up in an
- * open-addressing hash table of the learned pairs' keys. */
+/* CjkPairs: per set of three-byte characters (a byte per code point of the Basic
+ * Multilingual Plane names its set, 1 to CJK_MOST_SETS; 0: none) and per vocabulary, the
+ * adjacent pairs of one set's characters that the vocabulary did not learn, and the
+ * characters between two such pairs (`reference_unlearned_cjk_pairs` in cjk_pairs.py
+ * defines the counts), looked up in one open-addressing hash table of the learned pairs'
+ * keys of every set, in one pass. */
+#define CJK_MOST_SETS 4
+
 typedef struct {
     PyObject_HEAD
     int vocabularies;
+    int sets;
     uint32_t mask_bits; /* the table holds 1 << mask_bits slots */
     uint32_t *keys;     /* key + 1 in each slot; 0: empty */
     unsigned char *masks;
-    unsigned char members[0x10000 / 8]; /* bit c & 7 of byte c >> 3: code point c is paired */
+    unsigned char *members; /* 0x10000 bytes: the set of each code point */
 } CjkPairs;
 
 static void
@@ -937,6 +942,7 @@ cjk_pairs_dealloc(CjkPairs *self)
     PyTypeObject *type = Py_TYPE(self);
     PyMem_Free(self->keys);
     PyMem_Free(self->masks);
+    PyMem_Free(self->members);
     type->tp_free((PyObject *)self);
     Py_DECREF(type);
 }
@@ -951,19 +957,23 @@ static PyObject *
 cjk_pairs_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     Py_buffer keys, masks, members;
-    int vocabularies;
-    static char *names[] = {"keys", "masks", "vocabularies", "members", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*y*iy*:CjkPairs", names, &keys, &masks,
-                                     &vocabularies, &members)) {
+    int vocabularies, sets;
+    static char *names[] = {"keys", "masks", "vocabularies", "members", "sets", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*y*iy*i:CjkPairs", names, &keys, &masks,
+                                     &vocabularies, &members, &sets)) {
         return NULL;
     }
     CjkPairs *self = NULL;
     Py_ssize_t n = masks.len;
+    int sets_named = 1;
+    for (Py_ssize_t c = 0; c < members.len; c++) {
+        sets_named &= ((const unsigned char *)members.buf)[c] <= sets;
+    }
     if (keys.len != 4 * n || vocabularies < 0 || vocabularies > 8 || n > (1 << 28) ||
-        members.len != (Py_ssize_t)sizeof self->members) {
+        members.len != 0x10000 || sets < 1 || sets > CJK_MOST_SETS || !sets_named) {
         PyErr_SetString(PyExc_ValueError,
-                        "CjkPairs takes a key of 4 bytes a mask, 0 to 8 vocabularies and a "
-                        "bitmap of 8192 bytes");
+                        "CjkPairs takes a key of 4 bytes a mask, 0 to 8 vocabularies, a set "
+                        "(0 to sets) for each of 65536 code points and 1 to 4 sets");
         goto done;
     }
     self = (CjkPairs *)type->tp_alloc(type, 0);
@@ -971,7 +981,7 @@ cjk_pairs_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         goto done;
     }
     self->vocabularies = vocabularies;
-    memcpy(self->members, members.buf, sizeof self->members);
+    self->sets = sets;
     uint32_t bits = 4;
     while (((Py_ssize_t)1 << bits) < 2 * n) { /* at most half full */
         bits++;
@@ -979,11 +989,13 @@ cjk_pairs_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     self->mask_bits = bits;
     self->keys = PyMem_Calloc((size_t)1 << bits, sizeof(uint32_t));
     self->masks = PyMem_Calloc((size_t)1 << bits, 1);
-    if (self->keys == NULL || self->masks == NULL) {
+    self->members = PyMem_Malloc(0x10000);
+    if (self->keys == NULL || self->masks == NULL || self->members == NULL) {
         PyErr_NoMemory();
         Py_CLEAR(self);
         goto done;
     }
+    memcpy(self->members, members.buf, 0x10000);
     const uint32_t *given = (const uint32_t *)keys.buf;
     const unsigned char *given_masks = (const unsigned char *)masks.buf;
     uint32_t last = ((uint32_t)1 << bits) - 1;
@@ -1027,13 +1039,14 @@ cjk_pairs_counts(CjkPairs *self, PyObject *const *args, Py_ssize_t nargs)
     }
     const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(args[0]);
     Py_ssize_t size = PyBytes_GET_SIZE(args[0]);
-    /* Per mask of the vocabularies that learned a pair, how many pairs; per mask of
-     * those that learned neither a pair nor the pair before it, how many such pairs. */
-    Py_ssize_t masks[256] = {0};
-    Py_ssize_t lone[256] = {0};
+    /* Per set and mask of the vocabularies that learned a pair, how many pairs; per set
+     * and mask of those that learned neither a pair nor the pair before it, how many. */
+    Py_ssize_t masks[CJK_MOST_SETS][256] = {{0}};
+    Py_ssize_t lone[CJK_MOST_SETS][256] = {{0}};
     Py_ssize_t previous_end = -1; /* where the paired character before ends; -1: none */
     Py_ssize_t pair_end = -1;     /* where the character that closed the last pair ends */
     unsigned previous_unlearned = 0; /* the vocabularies that did not learn that pair */
+    unsigned previous_set = 0;
     uint32_t previous = 0;
     for (Py_ssize_t i = 0; i + 2 < size; i++) {
         unsigned lead = data[i];
@@ -1044,46 +1057,51 @@ cjk_pairs_counts(CjkPairs *self, PyObject *const *args, Py_ssize_t nargs)
             continue;
         }
         uint32_t code = (lead & 0x0Fu) << 12 | (data[i + 1] & 0x3Fu) << 6 | (data[i + 2] & 0x3Fu);
-        if (!(self->members[code >> 3] >> (code & 7) & 1)) {
+        unsigned set = self->members[code];
+        if (set == 0) {
             continue;
         }
-        if (previous_end == i) {
+        if (previous_end == i && set == previous_set) {
             unsigned learned = cjk_mask(self, previous << 16 | code);
             unsigned unlearned = ~learned & 0xFFu;
-            masks[learned]++;
+            masks[set - 1][learned]++;
             if (pair_end == i) {
-                lone[unlearned & previous_unlearned]++;
+                lone[set - 1][unlearned & previous_unlearned]++;
             }
             previous_unlearned = unlearned;
             pair_end = i + 3;
         }
         previous = code;
+        previous_set = set;
         previous_end = i + 3;
         i += 2;
     }
-    Py_ssize_t pairs = 0;
-    for (int mask = 0; mask < 256; mask++) {
-        pairs += masks[mask];
-    }
-    Py_ssize_t totals[16] = {0};
     int n = self->vocabularies;
-    for (int v = 0; v < n; v++) {
-        totals[v] = pairs;
-        for (int mask = 1; mask < 256; mask++) {
-            if (mask >> v & 1) {
-                totals[v] -= masks[mask];
-                totals[n + v] += lone[mask];
+    Py_ssize_t totals[CJK_MOST_SETS * 16] = {0};
+    for (int s = 0; s < self->sets; s++) {
+        Py_ssize_t pairs = 0;
+        for (int mask = 0; mask < 256; mask++) {
+            pairs += masks[s][mask];
+        }
+        Py_ssize_t *out = totals + 2 * n * s;
+        for (int v = 0; v < n; v++) {
+            out[v] = pairs;
+            for (int mask = 1; mask < 256; mask++) {
+                if (mask >> v & 1) {
+                    out[v] -= masks[s][mask];
+                    out[n + v] += lone[s][mask];
+                }
             }
         }
     }
-    return tuple_of(totals, 2 * n);
+    return tuple_of(totals, 2 * n * self->sets);
 }
 
 static PyMethodDef cjk_pairs_methods[] = {
     {"counts", (PyCFunction)(void (*)(void))cjk_pairs_counts, METH_FASTCALL,
      "counts(data) -> tuple\n\n"
-     "Per vocabulary, the adjacent pairs of the set's characters it did not learn; then "
-     "per vocabulary, the characters between two such pairs."},
+     "Per set: per vocabulary, the adjacent pairs of the set's characters it did not "
+     "learn; then per vocabulary, the characters between two such pairs."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1091,7 +1109,7 @@ static PyType_Slot cjk_pairs_slots[] = {
     {Py_tp_new, cjk_pairs_new},
     {Py_tp_dealloc, cjk_pairs_dealloc},
     {Py_tp_methods, cjk_pairs_methods},
-    {Py_tp_doc, "CjkPairs(keys, masks, vocabularies)\n\n"
+    {Py_tp_doc, "CjkPairs(keys, masks, vocabularies, members, sets)\n\n"
                 "The counts of ctxbudget.tokens.cjk_pairs.reference_unlearned_cjk_pairs."},
     {0, NULL},
 };

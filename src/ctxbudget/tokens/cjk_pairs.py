@@ -18,15 +18,16 @@ writes kana after kanji at every word. Not Hangul, whose random syllables the pr
 Korean prose already count in full, nor CJK punctuation: pairs of them moved the
 profiles' prices of Korean and of Chinese verse by 1-2 points.
 
-``cjk_pair_table`` turns each vocabulary's learned pairs of one set (``han_pairs`` and
+``cjk_pair_table`` turns each vocabulary's learned pairs of each set (``han_pairs`` and
 ``kana_pairs`` in ``data/feature_tables.json``, written by
-``benchmarks/tokens_tables.py`` from the tokens of the four vocabularies) into a sorted
-table of pair keys, each with a bit per vocabulary that learned it.
-``reference_unlearned_cjk_pairs`` counts, per vocabulary, the adjacent pairs of the
-set's characters in a text that it did not learn; where the package was built with its C
-extension (``ctxbudget.tokens._neighbours``) the same counts come from one pass in C over
-a hash table of the keys (``tests/tokens/test_cjk_pairs.py`` holds the two to the same
-counts).
+``benchmarks/tokens_tables.py`` from the tokens of the four vocabularies) into one
+sorted table of pair keys, each with a bit per vocabulary that learned it, and a map of
+each code point to its set. ``reference_unlearned_cjk_pairs`` counts, per set and
+vocabulary, the adjacent pairs of the set's characters in a text that it did not learn,
+and the lone characters; where the package was built with its C extension
+(``ctxbudget.tokens._neighbours``) the same counts come from one pass in C over a hash
+table of the keys, every set at once (``tests/tokens/test_cjk_pairs.py`` holds the two
+to the same counts).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import functools
 import re
 from array import array
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Final
 
 from ctxbudget.tokens.neighbours import compiled_extension
@@ -44,9 +46,9 @@ __all__ = [
     "HAN_IDEOGRAPHS",
     "KANA_AND_FORMS",
     "CjkPairCounts",
+    "CjkPairTable",
     "cjk_pair_key",
     "cjk_pair_table",
-    "members_bitmap",
     "reference_unlearned_cjk_pairs",
     "unlearned_cjk_pairs_counter",
 ]
@@ -67,22 +69,36 @@ KANA_AND_FORMS: Final[CodeRanges] = (
 """The kana and the forms of East Asian text a vocabulary learns in pairs."""
 
 _MOST_VOCABULARIES: Final = 8  # the bits of a byte
-_BITMAP_BYTES: Final = 0x10000 // 8
+_MOST_SETS: Final = 4
+_PLANE: Final = 0x10000
 
 
-def members_bitmap(ranges: CodeRanges) -> bytes:
-    """A bit per code point of the Basic Multilingual Plane, set for those of ``ranges``
-    (bit ``c & 7`` of byte ``c >> 3``)."""
-    bits = bytearray(_BITMAP_BYTES)
-    for first, last in ranges:
-        if not 0x800 <= first <= last <= 0xFFFF or (first <= 0xDFFF and last >= 0xD800):
+@dataclass(frozen=True)
+class CjkPairTable:
+    """The learned pairs of some sets of characters, for ``unlearned_cjk_pairs_counter``.
+
+    ``keys``: every pair some vocabulary learned (``cjk_pair_key``, sorted, as unsigned
+    32-bit numbers in this machine's order); ``masks``: for each, a byte with bit ``v``
+    set where vocabulary ``v`` did; ``members``: a byte per code point of the Basic
+    Multilingual Plane, the number of its set (1 on; 0: in none)."""
+
+    keys: bytes
+    masks: bytes
+    vocabularies: int
+    members: bytes
+    sets: int
+
+    def __post_init__(self) -> None:
+        if len(self.keys) != 4 * len(self.masks):
+            raise ValueError("a key of 4 bytes a mask")
+        if not 0 <= self.vocabularies <= _MOST_VOCABULARIES:
+            raise ValueError(f"0 to {_MOST_VOCABULARIES} vocabularies")
+        if not 1 <= self.sets <= _MOST_SETS:
+            raise ValueError(f"1 to {_MOST_SETS} sets of characters")
+        if len(self.members) != _PLANE or max(self.members) > self.sets:
             raise ValueError(
-                f"U+{first:04X}-U+{last:04X} is not a range of three-byte characters "
-                "(U+0800-U+FFFF, surrogates excluded)"
+                f"members names a set (0 to {self.sets}) for each of {_PLANE} code points"
             )
-        for code in range(first, last + 1):
-            bits[code >> 3] |= 1 << (code & 7)
-    return bytes(bits)
 
 
 def cjk_pair_key(first: str, second: str) -> int:
@@ -90,83 +106,97 @@ def cjk_pair_key(first: str, second: str) -> int:
     return ord(first) << 16 | ord(second)
 
 
-def cjk_pair_table(learned: Sequence[str], ranges: CodeRanges) -> tuple[bytes, bytes]:
-    """The keys (``cjk_pair_key``, sorted, as unsigned 32-bit numbers in this machine's
-    order) of every pair some vocabulary learned, and for each a byte with bit ``v`` set
-    where vocabulary ``v`` did. ``learned``: per vocabulary, its pairs concatenated (two
-    characters of ``ranges`` each, at most 8 vocabularies)."""
-    if len(learned) > _MOST_VOCABULARIES:
-        raise ValueError(f"at most {_MOST_VOCABULARIES} vocabularies, got {len(learned)}")
-    member = _member_pattern(ranges)
+def cjk_pair_table(sets: Sequence[tuple[CodeRanges, Sequence[str]]]) -> CjkPairTable:
+    """The table of some sets of characters, each given as its ranges and, per
+    vocabulary, the pairs of its characters that vocabulary learned, concatenated (two
+    characters each; the same vocabularies, at most 8, for every set)."""
+    if not 1 <= len(sets) <= _MOST_SETS:
+        raise ValueError(f"1 to {_MOST_SETS} sets of characters, got {len(sets)}")
+    members = bytearray(_PLANE)
     masks: dict[int, int] = {}
-    for bit, pairs in enumerate(learned):
-        if len(pairs) % 2:
-            raise ValueError(f"vocabulary {bit}'s pairs are not two characters each")
-        for i in range(0, len(pairs), 2):
-            first, second = pairs[i], pairs[i + 1]
-            if not (member.fullmatch(first) and member.fullmatch(second)):
-                raise ValueError(f"{first + second!r} is not a pair of {_spelled(ranges)}")
-            key = cjk_pair_key(first, second)
-            masks[key] = masks.get(key, 0) | 1 << bit
+    vocabularies = len(sets[0][1])
+    for number, (ranges, learned) in enumerate(sets, 1):
+        if len(learned) > _MOST_VOCABULARIES or len(learned) != vocabularies:
+            raise ValueError(f"the same vocabularies, at most {_MOST_VOCABULARIES}, for every set")
+        _add_members(members, ranges, number)
+        member = re.compile("[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in ranges) + "]")
+        for bit, pairs in enumerate(learned):
+            if len(pairs) % 2:
+                raise ValueError(f"vocabulary {bit}'s pairs are not two characters each")
+            for i in range(0, len(pairs), 2):
+                first, second = pairs[i], pairs[i + 1]
+                if not (member.fullmatch(first) and member.fullmatch(second)):
+                    raise ValueError(f"{first + second!r} is not a pair of {_spelled(ranges)}")
+                key = cjk_pair_key(first, second)
+                masks[key] = masks.get(key, 0) | 1 << bit
     keys = sorted(masks)
-    return array("I", keys).tobytes(), bytes(masks[key] for key in keys)
+    return CjkPairTable(
+        keys=array("I", keys).tobytes(),
+        masks=bytes(masks[key] for key in keys),
+        vocabularies=vocabularies,
+        members=bytes(members),
+        sets=len(sets),
+    )
 
 
-def reference_unlearned_cjk_pairs(
-    keys: bytes, masks: bytes, vocabularies: int, members: bytes, data: bytes
-) -> tuple[int, ...]:
-    """Per vocabulary (bit of ``masks``, ``cjk_pair_table``), the adjacent pairs of the
-    characters ``members`` holds (``members_bitmap``) in ``data`` (UTF-8, surrogates
-    allowed) that it did not learn; then, per vocabulary, the characters **between two
-    such pairs**, which that vocabulary cannot join to either neighbour: a token of their
-    own, or more. The definition ``unlearned_cjk_pairs_counter`` computes in C."""
-    table = array("I")
-    table.frombytes(keys)
-    unlearned = [0] * vocabularies
-    lone = [0] * vocabularies
+def reference_unlearned_cjk_pairs(table: CjkPairTable, data: bytes) -> tuple[int, ...]:
+    """Per set of ``table`` (in order), per vocabulary (bit of its masks) the adjacent
+    pairs of the set's characters in ``data`` (UTF-8, surrogates allowed) that it did not
+    learn; then, per vocabulary, the characters **between two such pairs**, which that
+    vocabulary cannot join to either neighbour: a token of their own, or more. The
+    definition ``unlearned_cjk_pairs_counter`` computes in C."""
+    keys = array("I")
+    keys.frombytes(table.keys)
+    n = table.vocabularies
+    found = [0] * (2 * n * table.sets)
     previous = ""  # the paired character before, if the one before this
     before: tuple[bool, ...] = ()  # per vocabulary: whether it did not learn the pair before
     for character in data.decode("utf-8", "surrogatepass"):
         code = ord(character)
-        if code > 0xFFFF or not members[code >> 3] >> (code & 7) & 1:
-            previous, before = "", ()
+        number = table.members[code] if code < _PLANE else 0
+        if not (previous and number and table.members[ord(previous)] == number):
+            # No pair: a character of no set, of another set, or the first of a run.
+            previous, before = (character if number else ""), ()
             continue
-        if previous:
-            key = cjk_pair_key(previous, character)
-            at = bisect.bisect_left(table, key)
-            mask = masks[at] if at < len(table) and table[at] == key else 0
-            now = tuple(not mask >> v & 1 for v in range(vocabularies))
-            for v in range(vocabularies):
-                unlearned[v] += now[v]
-                lone[v] += bool(before) and now[v] and before[v]
-            before = now
-        previous = character
-    return (*unlearned, *lone)
+        key = cjk_pair_key(previous, character)
+        at = bisect.bisect_left(keys, key)
+        mask = table.masks[at] if at < len(keys) and keys[at] == key else 0
+        now = tuple(not mask >> v & 1 for v in range(n))
+        out = 2 * n * (number - 1)
+        for v in range(n):
+            found[out + v] += now[v]
+            found[out + n + v] += bool(before) and now[v] and before[v]
+        previous, before = character, now
+    return tuple(found)
 
 
 CjkPairCounts = Callable[[bytes], tuple[int, ...]]
 """A function of ``data`` to ``reference_unlearned_cjk_pairs``' counts, for one table:
-its unlearned pairs per vocabulary, then its lone characters per vocabulary."""
+per set, its unlearned pairs per vocabulary, then its lone characters per vocabulary."""
 
 
-def unlearned_cjk_pairs_counter(
-    keys: bytes, masks: bytes, vocabularies: int, members: bytes
-) -> CjkPairCounts:
-    """``reference_unlearned_cjk_pairs`` for one table, computed by the C extension
-    where it is built (a hash table of the keys, read in one pass)."""
-    if len(keys) != 4 * len(masks) or not 0 <= vocabularies <= _MOST_VOCABULARIES:
-        raise ValueError("a key of 4 bytes a mask, and 0 to 8 vocabularies")
-    if len(members) != _BITMAP_BYTES:
-        raise ValueError(f"members is a bitmap of {_BITMAP_BYTES} bytes (members_bitmap)")
+def unlearned_cjk_pairs_counter(table: CjkPairTable) -> CjkPairCounts:
+    """``reference_unlearned_cjk_pairs`` for ``table``, computed by the C extension where
+    it is built (a hash table of the keys, read in one pass for every set)."""
     extension = compiled_extension(warn=False)  # neighbours warned at import already
     if extension is None:
-        return functools.partial(reference_unlearned_cjk_pairs, keys, masks, vocabularies, members)
-    counts: CjkPairCounts = extension.CjkPairs(keys, masks, vocabularies, members).counts
+        return functools.partial(reference_unlearned_cjk_pairs, table)
+    counts: CjkPairCounts = extension.CjkPairs(
+        table.keys, table.masks, table.vocabularies, table.members, table.sets
+    ).counts
     return counts
 
 
-def _member_pattern(ranges: CodeRanges) -> re.Pattern[str]:
-    return re.compile("[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in ranges) + "]")
+def _add_members(members: bytearray, ranges: CodeRanges, number: int) -> None:
+    for first, last in ranges:
+        if not 0x800 <= first <= last <= 0xFFFF or (first <= 0xDFFF and last >= 0xD800):
+            raise ValueError(
+                f"U+{first:04X}-U+{last:04X} is not a range of three-byte characters "
+                "(U+0800-U+FFFF, surrogates excluded)"
+            )
+        if any(members[first : last + 1]):
+            raise ValueError(f"U+{first:04X}-U+{last:04X} is in two sets")
+        members[first : last + 1] = bytes([number]) * (last - first + 1)
 
 
 def _spelled(ranges: CodeRanges) -> str:

@@ -67,7 +67,6 @@ from ctxbudget.tokens.cjk_pairs import (
     KANA_AND_FORMS,
     CjkPairCounts,
     cjk_pair_table,
-    members_bitmap,
     unlearned_cjk_pairs_counter,
 )
 from ctxbudget.tokens.held_words import HELD_COUNT_NAMES, HeldWords
@@ -430,17 +429,15 @@ DeepSeek V4, 40,168 for Qwen), each a token boundary of it: running Chinese pros
 mostly words a vocabulary learned, classical verse and names mostly not, which a price
 per character cannot tell apart (Tang and Song verse was counted 15-18 % under by
 DeepSeek's and Qwen's profiles).
-``unlearned_kana_pairs_<vocabulary>``: the same for adjacent kana and fullwidth,
-halfwidth, vertical and small forms
-(``KANA_AND_FORMS``; ``kana_pairs`` in ``data/feature_tables.json``): 24-53 %
-of the kana pairs of the Japanese of the dev corpus are pairs o200k, DeepSeek V4 or
-Qwen did not learn, 95-100 % of those of random katakana words, which the profiles
-priced at the kana of prose (Qwen's at 64 % of its count).
-``lone_kana_<vocabulary>``: those characters between two pairs that vocabulary
-did not learn, which it joins to neither neighbour: a token of their own. Nearly every
-character of random kana is one; in prose they are few (a pair unlearned after another
-is about as rare as the square of their share), so that a floor on them prices random
-kana without moving the price of prose.
+``lone_kana_<vocabulary>``: kana and fullwidth, halfwidth, vertical and small forms
+(``KANA_AND_FORMS``) between two adjacent pairs of them that no token of that
+vocabulary holds (``kana_pairs`` in ``data/feature_tables.json``), which it joins to
+neither neighbour: a token of their own. 24-53 % of the kana pairs of the dev corpus's
+Japanese are pairs o200k, DeepSeek V4 or Qwen did not learn, 95-100 % of those of
+random katakana words, which the profiles priced at the kana of prose (Qwen's at 64 %
+of its count); nearly every character of random kana is lone, few of prose (a pair
+unlearned after another is about as rare as the square of their share), so that a
+floor on them prices random kana without moving the price of prose.
 ``format_controls``: the invisible format controls of General Punctuation (the
 zero-width space, the direction marks, embeddings and isolates, the word joiner and
 invisible operators: U+200B, U+200E, U+200F, U+202A-U+202E, U+2060-U+206F; not the
@@ -585,6 +582,9 @@ normal form C before encoding (Qwen's does: a compatibility ideograph becomes th
 unified one, a letter and the accent after it one character), so that its floors are
 those of the composed text."""
 _NO_CJK_PAIRS: Final = (0,) * len(FLOOR_VOCABULARIES)
+_CJK_SETS: Final = ((HAN_IDEOGRAPHS, "han_pairs"), (KANA_AND_FORMS, "kana_pairs"))
+"""The sets of characters whose pairs are looked up, with their tables' names in
+``data/feature_tables.json``."""
 # The features of a piece from ``unlearned_pairs`` on are 0 in ASCII text.
 _NO_SCRIPTS: Final = (0,) * (
     len(FEATURE_NAMES) - len(HELD_COUNT_NAMES) - FEATURE_NAMES.index("unlearned_pairs")
@@ -683,11 +683,9 @@ class _Tables:
     # spends two tokens or more on (a run that costs one lifts no count; "...", '"""' and
     # "www" are most).
     priced_ascii_runs: bytes
-    # Per vocabulary of ``FLOOR_VOCABULARIES``, the adjacent ideographs it did not learn,
-    # and the adjacent kana and CJK forms (then the characters between two of
-    # those, per vocabulary).
-    unlearned_han_pairs: CjkPairCounts
-    unlearned_kana_pairs: CjkPairCounts
+    # Per vocabulary of ``FLOOR_VOCABULARIES``, the adjacent ideographs it did not learn
+    # and their lone ones, then the same of kana and CJK forms (``_CJK_SETS``).
+    unlearned_cjk_pairs: CjkPairCounts
     # Per vocabulary of ``FLOOR_VOCABULARIES``, the characters of the emoji plane it
     # spends one token on alone, and two (three on the rest).
     own_emoji_plane_costs: tuple[tuple[frozenset[str], frozenset[str]], ...]
@@ -834,8 +832,14 @@ def _tables() -> _Tables:
         priced_ascii_runs=_priced_ascii_runs(
             [tables["ascii_run_costs"][v] for v in FLOOR_VOCABULARIES]
         ),
-        unlearned_han_pairs=_unlearned_pairs_counter(tables["han_pairs"], HAN_IDEOGRAPHS),
-        unlearned_kana_pairs=_unlearned_pairs_counter(tables["kana_pairs"], KANA_AND_FORMS),
+        unlearned_cjk_pairs=unlearned_cjk_pairs_counter(
+            cjk_pair_table(
+                [
+                    (ranges, [tables[learned][v] for v in FLOOR_VOCABULARIES])
+                    for ranges, learned in _CJK_SETS
+                ]
+            )
+        ),
         own_emoji_plane_costs=tuple(
             (
                 frozenset(tables["own_emoji_plane_costs"][v]["one"]),
@@ -1089,18 +1093,6 @@ def _alone_cost(tables: _Tables, vocabulary: int, character: str) -> int | None:
     # The vocabularies of the costly characters are those of the floors, in that order.
     two_or_three, three = tables.own_costs[vocabulary]
     return 3 if three.fullmatch(character) else 2 if two_or_three.fullmatch(character) else 1
-
-
-def _unlearned_pairs_counter(
-    learned: Mapping[str, str], ranges: tuple[tuple[int, int], ...]
-) -> CjkPairCounts:
-    """Per vocabulary of ``FLOOR_VOCABULARIES``, the adjacent characters of ``ranges`` it
-    did not learn (``learned``: its learned pairs, by vocabulary)."""
-    return unlearned_cjk_pairs_counter(
-        *cjk_pair_table([learned[v] for v in FLOOR_VOCABULARIES], ranges),
-        len(FLOOR_VOCABULARIES),
-        members_bitmap(ranges),
-    )
 
 
 def _han_cost(tables: _Tables, vocabulary: str, ideograph: str) -> int:
@@ -1435,17 +1427,21 @@ def _piece_features(
         _line_letters_after(_BELARUSIAN_LINE_REST, text) if beyond_russian else 0,
         _matched(_FORMAT_CONTROLS, non_ascii) if other_three_byte else 0,
         kyrgyz_mongolian,
-        *(
-            tables.unlearned_han_pairs(full)[: len(FLOOR_VOCABULARIES)]
-            if han > 1
-            else _NO_CJK_PAIRS
-        ),
-        *(
-            tables.unlearned_kana_pairs(full)[len(FLOOR_VOCABULARIES) :]
-            if kana + compatibility_or_fullwidth > 1
-            else _NO_CJK_PAIRS
-        ),
+        *_cjk_pair_features(tables, full, han, kana + compatibility_or_fullwidth),
     )
+
+
+def _cjk_pair_features(
+    tables: _Tables, data: bytes, han: int, kana_or_forms: int
+) -> tuple[int, ...]:
+    """``unlearned_han_pairs_*`` and ``lone_kana_*``, from one pass over ``data`` where
+    it holds two ideographs or two kana or forms at least."""
+    if han < 2 and kana_or_forms < 2:
+        return _NO_CJK_PAIRS * 2
+    counts = tables.unlearned_cjk_pairs(data)
+    n = len(FLOOR_VOCABULARIES)
+    # Per set: unlearned pairs, then lone characters, per vocabulary.
+    return counts[:n] + counts[3 * n : 4 * n]
 
 
 def _table_rule_pieces(data: bytes) -> int:
