@@ -47,6 +47,7 @@ __all__ = [
     "KANA_AND_FORMS",
     "CjkPairCounts",
     "CjkPairTable",
+    "CodeRanges",
     "cjk_pair_key",
     "cjk_pair_table",
     "reference_unlearned_cjk_pairs",
