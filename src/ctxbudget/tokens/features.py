@@ -581,7 +581,8 @@ _COMPOSES: Final = tuple(v == "qwen3" for v in FLOOR_VOCABULARIES)
 normal form C before encoding (Qwen's does: a compatibility ideograph becomes the
 unified one, a letter and the accent after it one character), so that its floors are
 those of the composed text."""
-_NO_CJK_PAIRS: Final = (0,) * len(FLOOR_VOCABULARIES)
+_NO_CJK_PAIRS: Final = (0,) * (2 * len(FLOOR_VOCABULARIES))
+"""``unlearned_han_pairs_*`` and ``lone_kana_*`` of a text with no pair to look up."""
 _CJK_SETS: Final = ((HAN_IDEOGRAPHS, "han_pairs"), (KANA_AND_FORMS, "kana_pairs"))
 """The sets of characters whose pairs are looked up, with their tables' names in
 ``data/feature_tables.json``."""
@@ -1437,7 +1438,7 @@ def _cjk_pair_features(
     """``unlearned_han_pairs_*`` and ``lone_kana_*``, from one pass over ``data`` where
     it holds two ideographs or two kana or forms at least."""
     if han < 2 and kana_or_forms < 2:
-        return _NO_CJK_PAIRS * 2
+        return _NO_CJK_PAIRS
     counts = tables.unlearned_cjk_pairs(data)
     n = len(FLOOR_VOCABULARIES)
     # Per set: unlearned pairs, then lone characters, per vocabulary.

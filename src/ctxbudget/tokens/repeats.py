@@ -26,12 +26,12 @@ more written twice, nothing else (``findablefindable``, ``TwIhTwIh``,
 priced as one uncommon word's). Runs of ASCII that ordinary text holds are left to the
 features: ``"> > > "``, ``"\\\\n\\\\n"``, ``"\\r\\n\\r\\n"`` and
 ``"/bookmark/bookmark"``, which vocabularies merge as they merge ordinary text, and runs
-of one byte, which are not looked for, but for the ASCII punctuation marks
-(``PRICED_MARKS``: ``byte_runs`` finds them). A character beyond ASCII written
+of one byte, which are not looked for, but for the ASCII punctuation marks and letters
+(``PRICED_CHARACTERS``: ``byte_runs`` finds them). A character beyond ASCII written
 again and again (``"？？？"``, ``"ааа"``, ``"────"``) is a unit of its own:
 vocabularies merge few of them, each in its own way, which the counter prices from
 their tables (``ctxbudget.tokens.features.one_character_run_costs``), as it prices
-those marks. A unit that holds two in a row of a character every vocabulary merges far
+those marks and letters. A unit that holds two in a row of a character every vocabulary merges far
 is a piece of a table's rule (``"──────┼"``), left to the features.
 """
 
@@ -47,7 +47,7 @@ from ctxbudget.tokens.neighbours import compiled_function
 
 __all__ = [
     "DOUBLED_SHORTEST",
-    "EVERY_MARK",
+    "EVERY_PRICED_CHARACTER",
     "LONGEST",
     "LONG_UNIT",
     "MOST",
@@ -224,7 +224,7 @@ byte_runs: Final[Callable[[bytes, bytes], list[Run]]] = (
 """``reference_byte_runs``, computed by the C extension where it is built."""
 
 _NONZERO: Final = re.compile(b"[^\x00]")
-EVERY_MARK: Final = shortest_runs(dict.fromkeys(PRICED_CHARACTERS, UNITS))
+EVERY_PRICED_CHARACTER: Final = shortest_runs(dict.fromkeys(PRICED_CHARACTERS, UNITS))
 """The runs ``repeated_units`` looks for by default: of every mark and letter, ``UNITS``
 or more."""
 _ASCII_LETTERS: Final = re.compile(rb"[A-Za-z]+")
@@ -244,18 +244,19 @@ def repeated_units(
     common_words: Collection[bytes],
     most: int = MOST,
     far_merging: Collection[str] = (),
-    marks: bytes = EVERY_MARK,
+    marks: bytes = EVERY_PRICED_CHARACTER,
     encoded: bytes | None = None,
 ) -> tuple[RepeatedUnit, ...]:
     """The runs of ``periodic_runs`` in ``text`` that ordinary text does not hold, as
     their unit and how many whole times it is written (see the module's docstring), and
-    the runs of the marks of ``PRICED_MARKS``: those first, then the others, the longest
+    the runs of the marks and letters of ``PRICED_CHARACTERS``: those first, then the
+    others, the longest
     first, ``most`` at the most; ``common_words``: the common-word table, as
     bytes (a word is common as it is written or in lower case). ``far_merging``:
     characters every vocabulary merges many of to a token ("─"); a unit that holds two
     of one of them in a row is a piece of a rule ("──────┼"), left to the features.
-    ``marks``: the runs of one mark found (``shortest_runs``; a counter leaves out those
-    every vocabulary spends a token on, which cost what any count is at least).
+    ``marks``: the runs of one mark or letter found (``shortest_runs``; a counter leaves
+    out those every vocabulary spends a token on, which cost what any count is at least).
     ``encoded``: the text's UTF-8 bytes (surrogates passed), if the caller has them."""
     data = text.encode("utf-8", "surrogatepass") if encoded is None else encoded
     # Runs of two units or more: those of two count only as a doubled word or a long
