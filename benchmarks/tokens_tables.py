@@ -50,9 +50,9 @@ from ctxbudget.tokens.boundaries import (
     joined_triple_bitmap,
     whole_triple_bitmap,
 )
-from ctxbudget.tokens.cjk_pairs import HAN_IDEOGRAPHS, KANA_AND_FORMS
 from ctxbudget.tokens.exact import HFTokenizerCounter, TiktokenCounter
 from ctxbudget.tokens.held_words import LATIN_LETTERS
+from ctxbudget.tokens.learned_pairs import HAN_IDEOGRAPHS, KANA_AND_FORMS
 from ctxbudget.tokens.neighbours import joined_pair_bitmap
 from ctxbudget.tokens.repeats import PRICED_CHARACTERS
 
@@ -344,12 +344,12 @@ def ascii_pair_tokens(pieces: dict[str, list[str]]) -> dict[str, str]:
     }
 
 
-def learned_pairs(
+def pairs_held(
     tokens: dict[str, list[bytes]], ranges: tuple[tuple[int, int], ...]
 ) -> dict[str, str]:
     """Per vocabulary, the pairs of adjacent characters of ``ranges`` some token of it
     holds whole, sorted and concatenated: a pair none holds is a token boundary of it
-    (``ctxbudget.tokens.cjk_pairs``). A token's characters cut at its ends are left
+    (``ctxbudget.tokens.learned_pairs``). A token's characters cut at its ends are left
     out."""
     runs = re.compile("[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in ranges) + "]{2,}")
     found = {}
@@ -547,8 +547,8 @@ def main() -> None:
         "letter_joins": joins,
         "ascii_pair_tokens": ascii_pair_tokens(pieces),
         "joined_byte_pairs": joined_byte_pairs(token_bytes),
-        "han_pairs": learned_pairs(token_bytes, HAN_IDEOGRAPHS),
-        "kana_pairs": learned_pairs(token_bytes, KANA_AND_FORMS),
+        "han_pairs": pairs_held(token_bytes, HAN_IDEOGRAPHS),
+        "kana_pairs": pairs_held(token_bytes, KANA_AND_FORMS),
         "triple_alphabet": TRIPLE_ALPHABET.decode("ascii"),
         "joined_triples": joined_triples(token_bytes),
         "whole_triples": whole_triples(token_bytes),

@@ -918,13 +918,13 @@ static PyType_Spec floors_spec = {
     .slots = floors_slots,
 };
 
-/* CjkPairs: per set of three-byte characters (a byte per code point of the Basic
- * Multilingual Plane names its set, 1 to CJK_MOST_SETS; 0: none) and per vocabulary, the
+/* LearnedPairs: per set of two- and three-byte characters (a byte per code point of the Basic
+ * Multilingual Plane names its set, 1 to LEARNED_MOST_SETS; 0: none) and per vocabulary, the
  * adjacent pairs of one set's characters that the vocabulary did not learn, and the
- * characters between two such pairs (`reference_unlearned_cjk_pairs` in cjk_pairs.py
+ * characters between two such pairs (`reference_unlearned_pairs` in learned_pairs.py
  * defines the counts), looked up in one open-addressing hash table of the learned pairs'
  * keys of every set, in one pass. */
-#define CJK_MOST_SETS 4
+#define LEARNED_MOST_SETS 4
 
 typedef struct {
     PyObject_HEAD
@@ -934,10 +934,10 @@ typedef struct {
     uint32_t *keys;     /* key + 1 in each slot; 0: empty */
     unsigned char *masks;
     unsigned char *members; /* 0x10000 bytes: the set of each code point */
-} CjkPairs;
+} LearnedPairs;
 
 static void
-cjk_pairs_dealloc(CjkPairs *self)
+learned_pairs_dealloc(LearnedPairs *self)
 {
     PyTypeObject *type = Py_TYPE(self);
     PyMem_Free(self->keys);
@@ -948,35 +948,35 @@ cjk_pairs_dealloc(CjkPairs *self)
 }
 
 static inline uint32_t
-cjk_slot(uint32_t key, uint32_t bits)
+learned_slot(uint32_t key, uint32_t bits)
 {
     return (uint32_t)(key * 2654435761u) >> (32 - bits);
 }
 
 static PyObject *
-cjk_pairs_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+learned_pairs_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     Py_buffer keys, masks, members;
     int vocabularies, sets;
     static char *names[] = {"keys", "masks", "vocabularies", "members", "sets", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*y*iy*i:CjkPairs", names, &keys, &masks,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*y*iy*i:LearnedPairs", names, &keys, &masks,
                                      &vocabularies, &members, &sets)) {
         return NULL;
     }
-    CjkPairs *self = NULL;
+    LearnedPairs *self = NULL;
     Py_ssize_t n = masks.len;
     int sets_named = 1;
     for (Py_ssize_t c = 0; c < members.len; c++) {
         sets_named &= ((const unsigned char *)members.buf)[c] <= sets;
     }
     if (keys.len != 4 * n || vocabularies < 0 || vocabularies > 8 || n > (1 << 28) ||
-        members.len != 0x10000 || sets < 1 || sets > CJK_MOST_SETS || !sets_named) {
+        members.len != 0x10000 || sets < 1 || sets > LEARNED_MOST_SETS || !sets_named) {
         PyErr_SetString(PyExc_ValueError,
-                        "CjkPairs takes a key of 4 bytes a mask, 0 to 8 vocabularies, a set "
+                        "LearnedPairs takes a key of 4 bytes a mask, 0 to 8 vocabularies, a set "
                         "(0 to sets) for each of 65536 code points and 1 to 4 sets");
         goto done;
     }
-    self = (CjkPairs *)type->tp_alloc(type, 0);
+    self = (LearnedPairs *)type->tp_alloc(type, 0);
     if (self == NULL) {
         goto done;
     }
@@ -1002,7 +1002,7 @@ cjk_pairs_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     for (Py_ssize_t i = 0; i < n; i++) {
         uint32_t key;
         memcpy(&key, given + i, sizeof key); /* the buffer may not be aligned */
-        uint32_t j = cjk_slot(key, bits);
+        uint32_t j = learned_slot(key, bits);
         while (self->keys[j] != 0 && self->keys[j] != key + 1) {
             j = (j + 1) & last;
         }
@@ -1017,10 +1017,10 @@ done:
 }
 
 static inline unsigned char
-cjk_mask(const CjkPairs *self, uint32_t key)
+learned_mask(const LearnedPairs *self, uint32_t key)
 {
     uint32_t last = ((uint32_t)1 << self->mask_bits) - 1;
-    for (uint32_t j = cjk_slot(key, self->mask_bits);; j = (j + 1) & last) {
+    for (uint32_t j = learned_slot(key, self->mask_bits);; j = (j + 1) & last) {
         if (self->keys[j] == key + 1) {
             return self->masks[j];
         }
@@ -1031,7 +1031,7 @@ cjk_mask(const CjkPairs *self, uint32_t key)
 }
 
 static PyObject *
-cjk_pairs_counts(CjkPairs *self, PyObject *const *args, Py_ssize_t nargs)
+learned_pairs_counts(LearnedPairs *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 1 || !PyBytes_Check(args[0])) {
         PyErr_SetString(PyExc_TypeError, "counts(data: bytes)");
@@ -1041,43 +1041,53 @@ cjk_pairs_counts(CjkPairs *self, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t size = PyBytes_GET_SIZE(args[0]);
     /* Per set and mask of the vocabularies that learned a pair, how many pairs; per set
      * and mask of those that learned neither a pair nor the pair before it, how many. */
-    Py_ssize_t masks[CJK_MOST_SETS][256] = {{0}};
-    Py_ssize_t lone[CJK_MOST_SETS][256] = {{0}};
+    Py_ssize_t masks[LEARNED_MOST_SETS][256] = {{0}};
+    Py_ssize_t lone[LEARNED_MOST_SETS][256] = {{0}};
     Py_ssize_t previous_end = -1; /* where the paired character before ends; -1: none */
     Py_ssize_t pair_end = -1;     /* where the character that closed the last pair ends */
     unsigned previous_unlearned = 0; /* the vocabularies that did not learn that pair */
     unsigned previous_set = 0;
     uint32_t previous = 0;
-    for (Py_ssize_t i = 0; i + 2 < size; i++) {
+    for (Py_ssize_t i = 0; i + 1 < size; i++) {
         unsigned lead = data[i];
-        /* Three-byte characters are E0-EF and two continuation bytes; the features pass
-         * valid UTF-8 (surrogates included), so a lead byte starts a whole character. */
-        if ((lead & 0xF0u) != 0xE0u || (data[i + 1] & 0xC0) != 0x80 ||
-            (data[i + 2] & 0xC0) != 0x80) {
+        /* Two-byte characters are C2-DF and a continuation byte, three-byte ones E0-EF and
+         * two; the features pass valid UTF-8 (surrogates included), so a lead byte starts
+         * a whole character. */
+        uint32_t code;
+        Py_ssize_t width;
+        if ((lead & 0xE0u) == 0xC0u && (data[i + 1] & 0xC0) == 0x80) {
+            code = (lead & 0x1Fu) << 6 | (data[i + 1] & 0x3Fu);
+            width = 2;
+        }
+        else if ((lead & 0xF0u) == 0xE0u && i + 2 < size && (data[i + 1] & 0xC0) == 0x80 &&
+                 (data[i + 2] & 0xC0) == 0x80) {
+            code = (lead & 0x0Fu) << 12 | (data[i + 1] & 0x3Fu) << 6 | (data[i + 2] & 0x3Fu);
+            width = 3;
+        }
+        else {
             continue;
         }
-        uint32_t code = (lead & 0x0Fu) << 12 | (data[i + 1] & 0x3Fu) << 6 | (data[i + 2] & 0x3Fu);
         unsigned set = self->members[code];
         if (set == 0) {
             continue;
         }
         if (previous_end == i && set == previous_set) {
-            unsigned learned = cjk_mask(self, previous << 16 | code);
+            unsigned learned = learned_mask(self, previous << 16 | code);
             unsigned unlearned = ~learned & 0xFFu;
             masks[set - 1][learned]++;
             if (pair_end == i) {
                 lone[set - 1][unlearned & previous_unlearned]++;
             }
             previous_unlearned = unlearned;
-            pair_end = i + 3;
+            pair_end = i + width;
         }
         previous = code;
         previous_set = set;
-        previous_end = i + 3;
-        i += 2;
+        previous_end = i + width;
+        i += width - 1;
     }
     int n = self->vocabularies;
-    Py_ssize_t totals[CJK_MOST_SETS * 16] = {0};
+    Py_ssize_t totals[LEARNED_MOST_SETS * 16] = {0};
     for (int s = 0; s < self->sets; s++) {
         Py_ssize_t pairs = 0;
         for (int mask = 0; mask < 256; mask++) {
@@ -1097,28 +1107,28 @@ cjk_pairs_counts(CjkPairs *self, PyObject *const *args, Py_ssize_t nargs)
     return tuple_of(totals, 2 * n * self->sets);
 }
 
-static PyMethodDef cjk_pairs_methods[] = {
-    {"counts", (PyCFunction)(void (*)(void))cjk_pairs_counts, METH_FASTCALL,
+static PyMethodDef learned_pairs_methods[] = {
+    {"counts", (PyCFunction)(void (*)(void))learned_pairs_counts, METH_FASTCALL,
      "counts(data) -> tuple\n\n"
      "Per set: per vocabulary, the adjacent pairs of the set's characters it did not "
      "learn; then per vocabulary, the characters between two such pairs."},
     {NULL, NULL, 0, NULL},
 };
 
-static PyType_Slot cjk_pairs_slots[] = {
-    {Py_tp_new, cjk_pairs_new},
-    {Py_tp_dealloc, cjk_pairs_dealloc},
-    {Py_tp_methods, cjk_pairs_methods},
-    {Py_tp_doc, "CjkPairs(keys, masks, vocabularies, members, sets)\n\n"
-                "The counts of ctxbudget.tokens.cjk_pairs.reference_unlearned_cjk_pairs."},
+static PyType_Slot learned_pairs_slots[] = {
+    {Py_tp_new, learned_pairs_new},
+    {Py_tp_dealloc, learned_pairs_dealloc},
+    {Py_tp_methods, learned_pairs_methods},
+    {Py_tp_doc, "LearnedPairs(keys, masks, vocabularies, members, sets)\n\n"
+                "The counts of ctxbudget.tokens.learned_pairs.reference_unlearned_pairs."},
     {0, NULL},
 };
 
-static PyType_Spec cjk_pairs_spec = {
-    .name = "ctxbudget.tokens._neighbours.CjkPairs",
-    .basicsize = sizeof(CjkPairs),
+static PyType_Spec learned_pairs_spec = {
+    .name = "ctxbudget.tokens._neighbours.LearnedPairs",
+    .basicsize = sizeof(LearnedPairs),
     .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
-    .slots = cjk_pairs_slots,
+    .slots = learned_pairs_slots,
 };
 
 /* Words: the word counts of ctxbudget.tokens.words (`reference_word_counts` there
@@ -2275,7 +2285,7 @@ module_exec(PyObject *module)
     if (add_type(module, &floors_spec, "PairFloors") < 0) {
         return -1;
     }
-    if (add_type(module, &cjk_pairs_spec, "CjkPairs") < 0) {
+    if (add_type(module, &learned_pairs_spec, "LearnedPairs") < 0) {
         return -1;
     }
     if (add_type(module, &words_spec, "Words") < 0) {

@@ -62,14 +62,17 @@ from ctxbudget.tokens.boundaries import (
     forced_boundary_tables,
     pair_floor_counter,
 )
-from ctxbudget.tokens.cjk_pairs import (
+from ctxbudget.tokens.held_words import HELD_COUNT_NAMES, HeldWords
+from ctxbudget.tokens.learned_pairs import (
     HAN_IDEOGRAPHS,
     KANA_AND_FORMS,
-    CjkPairCounts,
-    cjk_pair_table,
-    unlearned_cjk_pairs_counter,
+    SCRIPTS_BEYOND_TWO_BYTES,
+    TWO_BYTE,
+    CodeRanges,
+    UnlearnedPairCounts,
+    learned_pair_table,
+    unlearned_pairs_counter,
 )
-from ctxbudget.tokens.held_words import HELD_COUNT_NAMES, HeldWords
 from ctxbudget.tokens.neighbours import (
     ASCII_PUNCTUATION,
     CONTROLS,
@@ -356,9 +359,10 @@ itself: some vocabulary merges no more than two to eight of them into a token
 (``benchmarks/tokens_tables.py`` measures both); brackets and quotes have their own.
 ``unlearned_pairs``: two adjacent characters of ``two_byte_runs``, or of the scripts of
 ``other_three_byte_runs`` (U+0800-U+1FFF), that no vocabulary holds inside a token
-(``mergeable_pairs`` in ``data/feature_tables.json``): a token boundary in every
-vocabulary. Prose in Hindi, Thai or Georgian is mostly pairs the vocabularies learned
-and merges several characters to a token; random letters of the same scripts are
+(``mergeable_pairs`` in ``data/feature_tables.json``; looked up in the one C pass of
+``ctxbudget.tokens.learned_pairs``): a token boundary in every vocabulary. Prose in
+Hindi, Thai or Georgian is mostly pairs the vocabularies learned and merges several
+characters to a token; random letters of the same scripts are
 mostly pairs none learned and cost about a token a character, which the script classes
 alone cannot tell apart. ``script_letters``: the three-byte characters of U+0800-U+1FFF
 (Indic, Thai, Tibetan, Georgian, Khmer, Myanmar, Ethiopic, Vietnamese letters), left out
@@ -423,7 +427,7 @@ Mongolian, whose words vocabularies merge no further on a line without ү or ө
 where Kazakh's they merge better; such a text counts no
 ``central_asian_cyrillic_line_letters``, which then price Kazakh, Tatar and Bashkir.
 ``unlearned_han_pairs_<vocabulary>``: adjacent ideographs of U+4E00-U+9FFF that no
-token of that vocabulary holds (``ctxbudget.tokens.cjk_pairs``; its ``han_pairs`` in
+token of that vocabulary holds (``ctxbudget.tokens.learned_pairs``; its ``han_pairs`` in
 ``data/feature_tables.json``: 212 pairs for cl100k, 3,433 for o200k, 25,532 for
 DeepSeek V4, 40,168 for Qwen), each a token boundary of it: running Chinese prose is
 mostly words a vocabulary learned, classical verse and names mostly not, which a price
@@ -581,11 +585,31 @@ _COMPOSES: Final = tuple(v == "qwen3" for v in FLOOR_VOCABULARIES)
 normal form C before encoding (Qwen's does: a compatibility ideograph becomes the
 unified one, a letter and the accent after it one character), so that its floors are
 those of the composed text."""
-_NO_CJK_PAIRS: Final = (0,) * (2 * len(FLOOR_VOCABULARIES))
-"""``unlearned_han_pairs_*`` and ``lone_kana_*`` of a text with no pair to look up."""
-_CJK_SETS: Final = ((HAN_IDEOGRAPHS, "han_pairs"), (KANA_AND_FORMS, "kana_pairs"))
-"""The sets of characters whose pairs are looked up, with their tables' names in
-``data/feature_tables.json``."""
+_PAIRED_SETS: Final = (
+    (HAN_IDEOGRAPHS, "han_pairs"),
+    (KANA_AND_FORMS, "kana_pairs"),
+    (TWO_BYTE, "mergeable_pairs"),
+    (SCRIPTS_BEYOND_TWO_BYTES, "mergeable_pairs"),
+)
+"""The sets of characters whose pairs are looked up (``ctxbudget.tokens.learned_pairs``),
+with their tables in ``data/feature_tables.json``: per vocabulary for the ideographs and
+the kana, the pairs any vocabulary learned for the others."""
+_NO_LEARNED_PAIRS: Final = (0,) * (2 * len(FLOOR_VOCABULARIES) * len(_PAIRED_SETS))
+"""The counts of ``learned_pairs`` of a text with no pair to look up."""
+
+
+def _counts_of(set_place: int, *, lone: bool) -> slice:
+    """Where the counts of a set of ``_PAIRED_SETS`` are in ``learned_pairs``' counts:
+    per set, its unlearned pairs per vocabulary, then its lone characters."""
+    start = len(FLOOR_VOCABULARIES) * (2 * set_place + lone)
+    return slice(start, start + len(FLOOR_VOCABULARIES))
+
+
+_HAN_UNLEARNED: Final = _counts_of(0, lone=False)
+_KANA_LONE: Final = _counts_of(1, lone=True)
+# The pairs any vocabulary learned are every vocabulary's: its first count is the set's.
+_TWO_BYTE_UNLEARNED: Final = _counts_of(2, lone=False).start
+_SCRIPTS_UNLEARNED: Final = _counts_of(3, lone=False).start
 # The features of a piece from ``unlearned_pairs`` on are 0 in ASCII text.
 _NO_SCRIPTS: Final = (0,) * (
     len(FEATURE_NAMES) - len(HELD_COUNT_NAMES) - FEATURE_NAMES.index("unlearned_pairs")
@@ -664,7 +688,6 @@ class _Tables:
     repeat_far: re.Pattern[str]
     # The characters of ``repeat_far``, for ``repeated_units``.
     far_merging: frozenset[str]
-    mergeable_pairs: frozenset[str]
     letter_joins: frozenset[str]
     # What each contraction's ending ("s" of "Let's") adds to the word features as a
     # word of its own (common_words, other_words, their letters, capped, rare letters,
@@ -684,9 +707,9 @@ class _Tables:
     # spends two tokens or more on (a run that costs one lifts no count; "...", '"""' and
     # "www" are most).
     priced_ascii_runs: bytes
-    # Per vocabulary of ``FLOOR_VOCABULARIES``, the adjacent ideographs it did not learn
-    # and their lone ones, then the same of kana and CJK forms (``_CJK_SETS``).
-    unlearned_cjk_pairs: CjkPairCounts
+    # Per set of ``_PAIRED_SETS`` and vocabulary of ``FLOOR_VOCABULARIES``, the adjacent
+    # characters it did not learn, then its lone ones.
+    unlearned_pairs: UnlearnedPairCounts
     # Per vocabulary of ``FLOOR_VOCABULARIES``, the characters of the emoji plane it
     # spends one token on alone, and two (three on the rest).
     own_emoji_plane_costs: tuple[tuple[frozenset[str], frozenset[str]], ...]
@@ -819,7 +842,6 @@ def _tables() -> _Tables:
         far_merging=frozenset(
             chr(code) for first, last in tables["repeat_far"] for code in range(first, last + 1)
         ),
-        mergeable_pairs=_two_by_two(tables["mergeable_pairs"]),
         letter_joins=_two_by_two(tables["letter_joins"]),
         pair_floors=_pair_floors(tables),
         run_costs=tuple(MappingProxyType(tables["run_costs"][v]) for v in FLOOR_VOCABULARIES),
@@ -833,12 +855,9 @@ def _tables() -> _Tables:
         priced_ascii_runs=_priced_ascii_runs(
             [tables["ascii_run_costs"][v] for v in FLOOR_VOCABULARIES]
         ),
-        unlearned_cjk_pairs=unlearned_cjk_pairs_counter(
-            cjk_pair_table(
-                [
-                    (ranges, [tables[learned][v] for v in FLOOR_VOCABULARIES])
-                    for ranges, learned in _CJK_SETS
-                ]
+        unlearned_pairs=unlearned_pairs_counter(
+            learned_pair_table(
+                [(ranges, _learned_of(tables[name], ranges)) for ranges, name in _PAIRED_SETS]
             )
         ),
         own_emoji_plane_costs=tuple(
@@ -1343,6 +1362,11 @@ def _piece_features(
     )
     two_byte_pairs = n[_TWO_BYTE_LEAD_PAIRS]
     script_pairs = n[_THREE_BYTE_SCRIPT_LEAD_PAIRS]
+    paired = (
+        tables.unlearned_pairs(full)
+        if han > 1 or kana + compatibility_or_fullwidth > 1 or two_byte_pairs + script_pairs
+        else _NO_LEARNED_PAIRS
+    )
     # The costly characters alone (a superset of every finer class below), so the
     # classes after this pass look at them only.
     costly = "".join(tables.costs_two_or_three.findall(non_ascii))
@@ -1412,7 +1436,8 @@ def _piece_features(
         rule_pieces,
         hyphens,
         *split_words,
-        _unlearned_pairs(text, tables.mergeable_pairs, two_byte_pairs + script_pairs),
+        # Pairs no vocabulary learned: the same count in every vocabulary's place.
+        paired[_TWO_BYTE_UNLEARNED] + paired[_SCRIPTS_UNLEARNED],
         script_letters - thai - devanagari - sum(scripts),
         thai,
         devanagari,
@@ -1428,21 +1453,22 @@ def _piece_features(
         _line_letters_after(_BELARUSIAN_LINE_REST, text) if beyond_russian else 0,
         _matched(_FORMAT_CONTROLS, non_ascii) if other_three_byte else 0,
         kyrgyz_mongolian,
-        *_cjk_pair_features(tables, full, han, kana + compatibility_or_fullwidth),
+        *paired[_HAN_UNLEARNED],
+        *paired[_KANA_LONE],
     )
 
 
-def _cjk_pair_features(
-    tables: _Tables, data: bytes, han: int, kana_or_forms: int
-) -> tuple[int, ...]:
-    """``unlearned_han_pairs_*`` and ``lone_kana_*``, from one pass over ``data`` where
-    it holds two ideographs or two kana or forms at least."""
-    if han < 2 and kana_or_forms < 2:
-        return _NO_CJK_PAIRS
-    counts = tables.unlearned_cjk_pairs(data)
-    n = len(FLOOR_VOCABULARIES)
-    # Per set: unlearned pairs, then lone characters, per vocabulary.
-    return counts[:n] + counts[3 * n : 4 * n]
+def _learned_of(learned: str | Mapping[str, str], ranges: CodeRanges) -> list[str]:
+    """Per vocabulary of ``FLOOR_VOCABULARIES``, its learned pairs of ``ranges``: its own
+    (a table by vocabulary), or those of ``learned`` in ``ranges`` (the pairs any
+    vocabulary learned, of several sets)."""
+    if not isinstance(learned, str):
+        return [learned[v] for v in FLOOR_VOCABULARIES]
+    first, last = ranges[0][0], ranges[-1][1]
+    pairs = "".join(
+        learned[i : i + 2] for i in range(0, len(learned), 2) if first <= ord(learned[i]) <= last
+    )
+    return [pairs] * len(FLOOR_VOCABULARIES)
 
 
 def _table_rule_pieces(data: bytes) -> int:
@@ -1498,9 +1524,6 @@ _ESCAPE: Final = re.compile(rb'\\[nrt"\\/]')
 # backslash, which the search skips to, with the punctuation looked behind.
 _PUNCTUATION_BACKSLASH: Final = re.compile(rb"\\(?<=[!-/:-@\[\]^-`{-~]\\)")
 
-# Runs of two-byte characters, or of three-byte ones of U+0800-U+1FFF (lead bytes E0
-# and E1), the pairs ``unlearned_pairs`` looks up.
-_PAIR_RUNS: Final = re.compile("[\x80-\u07ff][\x80-\u07ff]+|[\u0800-\u1fff][\u0800-\u1fff]+")
 
 # With the zero-width no-break space (U+FEFF, a byte order mark): no vocabulary merges it.
 # Not the zero-width non-joiner and joiner (U+200C, U+200D): Persian and the Indic
@@ -1515,16 +1538,6 @@ _NO_BREAK_SPACE_LETTER: Final = re.compile("\xa0[A-Za-z]")
 _UNICODE_SPACES: Final = re.compile(
     "[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
 )
-
-
-def _unlearned_pairs(text: str, learned: frozenset[str], pairs: int) -> int:
-    """Of the ``pairs`` adjacent characters of one class (two-byte, or three-byte of
-    U+0800-U+1FFF), those not ``learned``. The runs are joined by a NUL, which no learned
-    pair holds."""
-    if not pairs:
-        return 0
-    joined = "\x00".join(_PAIR_RUNS.findall(text))
-    return pairs - sum(map(learned.__contains__, map(operator.add, joined, joined[1:])))
 
 
 def _extra_tokens(

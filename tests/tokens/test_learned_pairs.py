@@ -1,4 +1,4 @@
-"""Adjacent CJK characters no token of a vocabulary holds (``ctxbudget.tokens.cjk_pairs``):
+"""Adjacent characters no token of a vocabulary holds (``ctxbudget.tokens.learned_pairs``):
 the C pass counts what the Python definition counts, on any text."""
 
 from __future__ import annotations
@@ -9,35 +9,46 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxbudget.tokens.cjk_pairs import (
+from ctxbudget.tokens.learned_pairs import (
     HAN_IDEOGRAPHS,
     KANA_AND_FORMS,
-    CjkPairTable,
-    cjk_pair_table,
-    reference_unlearned_cjk_pairs,
-    unlearned_cjk_pairs_counter,
+    TWO_BYTE,
+    LearnedPairTable,
+    learned_pair_table,
+    reference_unlearned_pairs,
+    unlearned_pairs_counter,
 )
 from ctxbudget.tokens.neighbours import compiled_extension
 
-# Vocabulary 0 learned 中华 and 人民, 1 床前 and 明月; of the kana, 0 learned ます.
-TABLE = cjk_pair_table([(HAN_IDEOGRAPHS, ["中华人民", "床前明月"]), (KANA_AND_FORMS, ["ます", ""])])
+# Vocabulary 0 learned 中华 and 人民, 1 床前 and 明月; of the kana, 0 learned ます; of the
+# two-byte characters, both learned ни.
+TABLE = learned_pair_table(
+    [
+        (HAN_IDEOGRAPHS, ["中华人民", "床前明月"]),
+        (KANA_AND_FORMS, ["ます", ""]),
+        (TWO_BYTE, ["ни", "ни"]),
+    ]
+)
+NOTHING = (0,) * 4  # the counts of a set with no pair
 HAN_CHARACTERS = st.characters(min_codepoint=0x4E00, max_codepoint=0x4E40)
 KANA_CHARACTERS = st.characters(min_codepoint=0x30A0, max_codepoint=0x30C0)
+CYRILLIC = st.characters(min_codepoint=0x430, max_codepoint=0x44F)
 TEXT = st.text(
     st.one_of(
         HAN_CHARACTERS,
         KANA_CHARACTERS,
-        st.sampled_from("中华人民床前明月光 a。\u4dff\ua000ｱ︵ます"),
+        CYRILLIC,
+        st.sampled_from("中华人民床前明月光 a。\u4dff\ua000ｱ︵ますниé\u07ff\u0800"),
         st.characters(),
     ),
     max_size=80,
 )
 
 
-def both(table: CjkPairTable, text: str) -> set[tuple[int, ...]]:
+def both(table: LearnedPairTable, text: str) -> set[tuple[int, ...]]:
     """The definition's counts and the counter's (the C pass where it is built)."""
     data = text.encode("utf-8", "surrogatepass")
-    return {reference_unlearned_cjk_pairs(table, data), unlearned_cjk_pairs_counter(table)(data)}
+    return {reference_unlearned_pairs(table, data), unlearned_pairs_counter(table)(data)}
 
 
 def test_a_pair_counts_for_each_vocabulary_that_did_not_learn_it() -> None:
@@ -45,13 +56,13 @@ def test_a_pair_counts_for_each_vocabulary_that_did_not_learn_it() -> None:
     明月; a character that is not a main-block ideograph (。, a letter) ends a run. 华
     stands between 中华 and 华人, both of which vocabulary 1 did not learn: a lone
     character of vocabulary 1. (Per set: the unlearned pairs of each vocabulary, then
-    its lone characters; the kana set comes second.)"""
-    assert both(TABLE, "中华人。床前a明月") == {(3, 2, 0, 1) + (0,) * 4}
+    its lone characters; the kana set comes second, the two-byte characters third.)"""
+    assert both(TABLE, "中华人。床前a明月") == {(3, 2, 0, 1) + NOTHING * 2}
 
 
 def test_ideographs_outside_the_main_block_are_not_paired() -> None:
     """U+4DFF and U+A000 border the block: no pair is made with them."""
-    assert both(TABLE, "\u4dff中\ua000华\u4dff") == {(0,) * 8}
+    assert both(TABLE, "\u4dff中\ua000华\u4dff") == {NOTHING * 3}
 
 
 def test_kana_and_forms_pair_among_themselves_and_not_with_ideographs() -> None:
@@ -60,14 +71,22 @@ def test_kana_and_forms_pair_among_themselves_and_not_with_ideographs() -> None:
     punctuation, of no set) end a run: か漢, 漢ま, す한 and 。ま are no pairs. Lone
     characters: ｱ for both vocabularies (between すｱ and ｱ︵), and the す of ますか and
     of ますｱ for vocabulary 1, which did not learn ます."""
-    assert both(TABLE, "ますか漢ます한。ますｱ︵") == {(0,) * 4 + (3, 6, 1, 3)}
+    assert both(TABLE, "ますか漢ます한。ますｱ︵") == {(*NOTHING, 3, 6, 1, 3, *NOTHING)}
+
+
+def test_two_byte_characters_pair_among_themselves() -> None:
+    """ни is learned, ин and нн are not; é is a two-byte character too, U+0800 (three
+    bytes) and a space end a run: in "нин éн\u0800н" the pairs are ни, ин and éн, two of
+    them unlearned, and и stands between ни and ин, learned on one side."""
+    assert both(TABLE, "нин éн\u0800н") == {NOTHING * 2 + (2, 2, 0, 0)}
 
 
 @settings(max_examples=300)
 @given(
     TEXT,
     st.lists(
-        st.text(st.one_of(HAN_CHARACTERS, KANA_CHARACTERS), min_size=2, max_size=8), max_size=4
+        st.text(st.one_of(HAN_CHARACTERS, KANA_CHARACTERS, CYRILLIC), min_size=2, max_size=8),
+        max_size=4,
     ),
 )
 def test_the_c_pass_counts_what_the_definition_counts(text: str, words: list[str]) -> None:
@@ -83,8 +102,12 @@ def test_the_c_pass_counts_what_the_definition_counts(text: str, words: list[str
             for w in words
         ]
 
-    table = cjk_pair_table(
-        [(HAN_IDEOGRAPHS, learned(HAN_IDEOGRAPHS)), (KANA_AND_FORMS, learned(KANA_AND_FORMS))]
+    table = learned_pair_table(
+        [
+            (HAN_IDEOGRAPHS, learned(HAN_IDEOGRAPHS)),
+            (KANA_AND_FORMS, learned(KANA_AND_FORMS)),
+            (TWO_BYTE, learned(TWO_BYTE)),
+        ]
     )
     assert len(both(table, text)) == 1
 
@@ -97,8 +120,8 @@ def test_the_c_pass_counts_what_the_definition_counts(text: str, words: list[str
         ([(HAN_IDEOGRAPHS, ["中华"] * 9)], "the same vocabularies, at most 8"),
         ([(HAN_IDEOGRAPHS, ["中华"]), (KANA_AND_FORMS, ["", ""])], "the same vocabularies"),
         ([(HAN_IDEOGRAPHS, [""]), (HAN_IDEOGRAPHS, [""])], "in two sets"),
-        ([(((0x41, 0x5A),), [""])], "not a range of three-byte characters"),
-        ([(((0xD000, 0xE000),), [""])], "not a range of three-byte characters"),
+        ([(((0x41, 0x5A),), [""])], "not a range of two- or three-byte characters"),
+        ([(((0xD000, 0xE000),), [""])], "not a range of two- or three-byte characters"),
         ([], "1 to 4 sets"),
     ],
 )
@@ -106,14 +129,14 @@ def test_a_table_of_anything_but_pairs_of_its_characters_is_refused(
     sets: list[tuple[tuple[tuple[int, int], ...], list[str]]], message: str
 ) -> None:
     with pytest.raises(ValueError, match=message):
-        cjk_pair_table(sets)
+        learned_pair_table(sets)
 
 
 def test_a_table_whose_parts_disagree_is_refused() -> None:
     """Keys and masks of different lengths, or a map of code points to sets it lacks."""
     with pytest.raises(ValueError, match="a key of 4 bytes a mask"):
-        CjkPairTable(TABLE.keys + b"\0", TABLE.masks, 2, TABLE.members, 2)
+        LearnedPairTable(TABLE.keys + b"\0", TABLE.masks, 2, TABLE.members, 2)
     with pytest.raises(ValueError, match="members names a set"):
-        CjkPairTable(TABLE.keys, TABLE.masks, 2, TABLE.members, 1)
+        LearnedPairTable(TABLE.keys, TABLE.masks, 2, TABLE.members, 1)
     with pytest.raises(ValueError, match="members names a set"):
-        CjkPairTable(TABLE.keys, TABLE.masks, 2, TABLE.members[:-1], 2)
+        LearnedPairTable(TABLE.keys, TABLE.masks, 2, TABLE.members[:-1], 2)

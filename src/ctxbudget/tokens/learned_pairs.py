@@ -1,33 +1,36 @@
-"""Adjacent CJK characters no token of a vocabulary holds: where East Asian text is split.
+"""Adjacent characters no token of a vocabulary holds: where text beyond ASCII is split.
 
-A vocabulary merges the characters of the words it learned ("中华", "人民", "ます"),
-and nothing else: two adjacent characters that no token of it holds are a token
-boundary of it wherever they stand. How many such pairs a text has tells running prose
-(mostly learned words) from classical verse, names or random characters (mostly not)
-far better than a price per character does: DeepSeek V4's and Qwen's profiles counted
-Tang and Song verse 15-18 % under when only the characters were priced, and random
-katakana words 14-36 % under. A character between two pairs a vocabulary did not
+A vocabulary merges the characters of the words it learned ("中华", "人民", "ます",
+"ни", "का"), and nothing else: two adjacent characters that no token of it holds are a
+token boundary of it wherever they stand. How many such pairs a text has tells running
+prose (mostly learned words) from classical verse, names or random characters (mostly
+not) far better than a price per character does: DeepSeek V4's and Qwen's profiles
+counted Tang and Song verse 15-18 % under when only the characters were priced, and
+random katakana words 14-36 % under. A character between two pairs a vocabulary did not
 learn (a **lone** character) is a token of its own in it: nearly every character of
 random kana is one, few of prose.
 
-Two sets of characters are paired, each in a table of its own (and features of its
-own, ``ctxbudget.tokens.features``): the main block of Han ideographs
-(``HAN_IDEOGRAPHS``), and kana and the fullwidth, halfwidth, vertical and small forms
-(``KANA_AND_FORMS``). A pair of one character of each set is not looked up: Japanese
-writes kana after kanji at every word. Not Hangul, whose random syllables the prices of
-Korean prose already count in full, nor CJK punctuation: pairs of them moved the
-profiles' prices of Korean and of Chinese verse by 1-2 points.
+Each set of characters is paired apart (a pair of characters of two sets is not looked
+up: Japanese writes kana after kanji at every word), with features of its own
+(``ctxbudget.tokens.features``): the main block of Han ideographs (``HAN_IDEOGRAPHS``);
+kana and the fullwidth, halfwidth, vertical and small forms (``KANA_AND_FORMS``; not
+Hangul, whose random syllables the prices of Korean prose already count in full, nor CJK
+punctuation: pairs of them moved the profiles' prices of Korean and of Chinese verse by
+1-2 points); and the two-byte characters (``TWO_BYTE``: Latin beyond ASCII, Greek,
+Cyrillic, Armenian, Hebrew, Arabic...) and the scripts of U+0800-U+1FFF
+(``SCRIPTS_BEYOND_TWO_BYTES``: Indic, Thai, Georgian, Khmer...), whose pairs are looked
+up among those any vocabulary learned.
 
-``cjk_pair_table`` turns each vocabulary's learned pairs of each set (``han_pairs`` and
-``kana_pairs`` in ``data/feature_tables.json``, written by
+``learned_pair_table`` turns each vocabulary's learned pairs of each set (``han_pairs``,
+``kana_pairs`` and ``mergeable_pairs`` in ``data/feature_tables.json``, written by
 ``benchmarks/tokens_tables.py`` from the tokens of the four vocabularies) into one
 sorted table of pair keys, each with a bit per vocabulary that learned it, and a map of
-each code point to its set. ``reference_unlearned_cjk_pairs`` counts, per set and
+each code point to its set. ``reference_unlearned_pairs`` counts, per set and
 vocabulary, the adjacent pairs of the set's characters in a text that it did not learn,
 and the lone characters; where the package was built with its C extension
 (``ctxbudget.tokens._neighbours``) the same counts come from one pass in C over a hash
-table of the keys, every set at once (``tests/tokens/test_cjk_pairs.py`` holds the two
-to the same counts).
+table of the keys, every set at once (``tests/tokens/test_learned_pairs.py`` holds the
+two to the same counts).
 """
 
 from __future__ import annotations
@@ -45,18 +48,20 @@ from ctxbudget.tokens.neighbours import compiled_extension
 __all__ = [
     "HAN_IDEOGRAPHS",
     "KANA_AND_FORMS",
-    "CjkPairCounts",
-    "CjkPairTable",
+    "SCRIPTS_BEYOND_TWO_BYTES",
+    "TWO_BYTE",
     "CodeRanges",
-    "cjk_pair_key",
-    "cjk_pair_table",
-    "reference_unlearned_cjk_pairs",
-    "unlearned_cjk_pairs_counter",
+    "LearnedPairTable",
+    "UnlearnedPairCounts",
+    "learned_pair_table",
+    "pair_key",
+    "reference_unlearned_pairs",
+    "unlearned_pairs_counter",
 ]
 
 CodeRanges = tuple[tuple[int, int], ...]
-"""Inclusive ranges of code points of the Basic Multilingual Plane, each three UTF-8
-bytes (U+0800-U+FFFF)."""
+"""Inclusive ranges of code points of the Basic Multilingual Plane beyond ASCII, each
+two or three UTF-8 bytes (U+0080-U+FFFF, surrogates excluded)."""
 
 HAN_IDEOGRAPHS: Final[CodeRanges] = ((0x4E00, 0x9FFF),)
 """The main block of CJK Unified Ideographs."""
@@ -68,6 +73,11 @@ KANA_AND_FORMS: Final[CodeRanges] = (
     (0xFF00, 0xFFEF),  # halfwidth and fullwidth forms
 )
 """The kana and the forms of East Asian text a vocabulary learns in pairs."""
+TWO_BYTE: Final[CodeRanges] = ((0x80, 0x7FF),)
+"""The characters of two UTF-8 bytes."""
+SCRIPTS_BEYOND_TWO_BYTES: Final[CodeRanges] = ((0x800, 0x1FFF),)
+"""Indic, Thai, Tibetan, Georgian, Khmer, Ethiopic and the other scripts of three UTF-8
+bytes before General Punctuation."""
 
 _MOST_VOCABULARIES: Final = 8  # the bits of a byte
 _MOST_SETS: Final = 4
@@ -75,10 +85,10 @@ _PLANE: Final = 0x10000
 
 
 @dataclass(frozen=True)
-class CjkPairTable:
-    """The learned pairs of some sets of characters, for ``unlearned_cjk_pairs_counter``.
+class LearnedPairTable:
+    """The learned pairs of some sets of characters, for ``unlearned_pairs_counter``.
 
-    ``keys``: every pair some vocabulary learned (``cjk_pair_key``, sorted, as unsigned
+    ``keys``: every pair some vocabulary learned (``pair_key``, sorted, as unsigned
     32-bit numbers in this machine's order); ``masks``: for each, a byte with bit ``v``
     set where vocabulary ``v`` did; ``members``: a byte per code point of the Basic
     Multilingual Plane, the number of its set (1 on; 0: in none)."""
@@ -102,12 +112,12 @@ class CjkPairTable:
             )
 
 
-def cjk_pair_key(first: str, second: str) -> int:
+def pair_key(first: str, second: str) -> int:
     """The key of two adjacent characters: 16 bits each."""
     return ord(first) << 16 | ord(second)
 
 
-def cjk_pair_table(sets: Sequence[tuple[CodeRanges, Sequence[str]]]) -> CjkPairTable:
+def learned_pair_table(sets: Sequence[tuple[CodeRanges, Sequence[str]]]) -> LearnedPairTable:
     """The table of some sets of characters, each given as its ranges and, per
     vocabulary, the pairs of its characters that vocabulary learned, concatenated (two
     characters each; the same vocabularies, at most 8, for every set)."""
@@ -128,10 +138,10 @@ def cjk_pair_table(sets: Sequence[tuple[CodeRanges, Sequence[str]]]) -> CjkPairT
                 first, second = pairs[i], pairs[i + 1]
                 if not (member.fullmatch(first) and member.fullmatch(second)):
                     raise ValueError(f"{first + second!r} is not a pair of {_spelled(ranges)}")
-                key = cjk_pair_key(first, second)
+                key = pair_key(first, second)
                 masks[key] = masks.get(key, 0) | 1 << bit
     keys = sorted(masks)
-    return CjkPairTable(
+    return LearnedPairTable(
         keys=array("I", keys).tobytes(),
         masks=bytes(masks[key] for key in keys),
         vocabularies=vocabularies,
@@ -140,12 +150,12 @@ def cjk_pair_table(sets: Sequence[tuple[CodeRanges, Sequence[str]]]) -> CjkPairT
     )
 
 
-def reference_unlearned_cjk_pairs(table: CjkPairTable, data: bytes) -> tuple[int, ...]:
+def reference_unlearned_pairs(table: LearnedPairTable, data: bytes) -> tuple[int, ...]:
     """Per set of ``table`` (in order), per vocabulary (bit of its masks) the adjacent
     pairs of the set's characters in ``data`` (UTF-8, surrogates allowed) that it did not
     learn; then, per vocabulary, the characters **between two such pairs**, which that
     vocabulary cannot join to either neighbour: a token of their own, or more. The
-    definition ``unlearned_cjk_pairs_counter`` computes in C."""
+    definition ``unlearned_pairs_counter`` computes in C."""
     keys = array("I")
     keys.frombytes(table.keys)
     n = table.vocabularies
@@ -159,7 +169,7 @@ def reference_unlearned_cjk_pairs(table: CjkPairTable, data: bytes) -> tuple[int
             # No pair: a character of no set, of another set, or the first of a run.
             previous, before = (character if number else ""), ()
             continue
-        key = cjk_pair_key(previous, character)
+        key = pair_key(previous, character)
         at = bisect.bisect_left(keys, key)
         mask = table.masks[at] if at < len(keys) and keys[at] == key else 0
         now = tuple(not mask >> v & 1 for v in range(n))
@@ -171,18 +181,18 @@ def reference_unlearned_cjk_pairs(table: CjkPairTable, data: bytes) -> tuple[int
     return tuple(found)
 
 
-CjkPairCounts = Callable[[bytes], tuple[int, ...]]
-"""A function of ``data`` to ``reference_unlearned_cjk_pairs``' counts, for one table:
+UnlearnedPairCounts = Callable[[bytes], tuple[int, ...]]
+"""A function of ``data`` to ``reference_unlearned_pairs``' counts, for one table:
 per set, its unlearned pairs per vocabulary, then its lone characters per vocabulary."""
 
 
-def unlearned_cjk_pairs_counter(table: CjkPairTable) -> CjkPairCounts:
-    """``reference_unlearned_cjk_pairs`` for ``table``, computed by the C extension where
+def unlearned_pairs_counter(table: LearnedPairTable) -> UnlearnedPairCounts:
+    """``reference_unlearned_pairs`` for ``table``, computed by the C extension where
     it is built (a hash table of the keys, read in one pass for every set)."""
     extension = compiled_extension(warn=False)  # neighbours warned at import already
     if extension is None:
-        return functools.partial(reference_unlearned_cjk_pairs, table)
-    counts: CjkPairCounts = extension.CjkPairs(
+        return functools.partial(reference_unlearned_pairs, table)
+    counts: UnlearnedPairCounts = extension.LearnedPairs(
         table.keys, table.masks, table.vocabularies, table.members, table.sets
     ).counts
     return counts
@@ -190,10 +200,10 @@ def unlearned_cjk_pairs_counter(table: CjkPairTable) -> CjkPairCounts:
 
 def _add_members(members: bytearray, ranges: CodeRanges, number: int) -> None:
     for first, last in ranges:
-        if not 0x800 <= first <= last <= 0xFFFF or (first <= 0xDFFF and last >= 0xD800):
+        if not 0x80 <= first <= last <= 0xFFFF or (first <= 0xDFFF and last >= 0xD800):
             raise ValueError(
-                f"U+{first:04X}-U+{last:04X} is not a range of three-byte characters "
-                "(U+0800-U+FFFF, surrogates excluded)"
+                f"U+{first:04X}-U+{last:04X} is not a range of two- or three-byte "
+                "characters (U+0080-U+FFFF, surrogates excluded)"
             )
         if any(members[first : last + 1]):
             raise ValueError(f"U+{first:04X}-U+{last:04X} is in two sets")
