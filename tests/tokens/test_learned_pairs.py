@@ -140,3 +140,13 @@ def test_a_table_whose_parts_disagree_is_refused() -> None:
         LearnedPairTable(TABLE.keys, TABLE.masks, 2, TABLE.members, 1)
     with pytest.raises(ValueError, match="members names a set"):
         LearnedPairTable(TABLE.keys, TABLE.masks, 2, TABLE.members[:-1], 2)
+
+
+def test_without_the_extension_the_definition_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A package built without its C extension counts by the definition, the same
+    counts."""
+    import ctxbudget.tokens.learned_pairs as learned_pairs
+
+    monkeypatch.setattr(learned_pairs, "compiled_extension", lambda warn: None)
+    counter = unlearned_pairs_counter(TABLE)
+    assert counter("中华人。床前a明月 нин".encode()) == (3, 2, 0, 1, *NOTHING, 1, 1, 0, 0)
