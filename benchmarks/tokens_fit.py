@@ -312,14 +312,15 @@ def pair_probes() -> list[str]:
 
 
 def kana_probes() -> list[str]:
-    """Random words of katakana and of hiragana, and soups of the fullwidth, halfwidth,
-    vertical and small forms: what they cost beyond the fitted
+    """Random words of katakana and of hiragana, and soups of CJK symbols and hiragana
+    and of the fullwidth, halfwidth, vertical and small forms: what they cost beyond the fitted
     prices of their characters (those of prose, whose pairs are mostly learned) is what
     the ``lone_kana`` floor of a vocabulary must cover."""
     rng = random.Random(8)
     return [
         _words(rng, 0x30A1, 0x30FA, 6000),  # katakana
         _words(rng, 0x3041, 0x3096, 6000),  # hiragana
+        _soup(rng, [[0x3000, 0x307F]], 3000),  # CJK symbols and punctuation, hiragana
         _soup(rng, [[0xFE10, 0xFE19], [0xFE30, 0xFE6B]], 3000),
         _soup(rng, [[0xFF01, 0xFFEE]], 3000),
     ]

@@ -67,11 +67,11 @@ def test_ideographs_outside_the_main_block_are_not_paired() -> None:
 
 def test_kana_and_forms_pair_among_themselves_and_not_with_ideographs() -> None:
     """ます (written three times) is learned by vocabulary 0 alone; すか, すｱ and ｱ︵ by
-    none: six pairs. 漢 (an ideograph, of the other set), a Hangul syllable and 。 (CJK
-    punctuation, of no set) end a run: か漢, 漢ま, す한 and 。ま are no pairs. Lone
+    none: six pairs. 漢 (an ideograph, of the other set), a Hangul syllable and ♪ (of no
+    set) end a run: か漢, 漢ま, す한 and ♪ま are no pairs. Lone
     characters: ｱ for both vocabularies (between すｱ and ｱ︵), and the す of ますか and
     of ますｱ for vocabulary 1, which did not learn ます."""
-    assert both(TABLE, "ますか漢ます한。ますｱ︵") == {(*NOTHING, 3, 6, 1, 3, *NOTHING)}
+    assert both(TABLE, "ますか漢ます한♪ますｱ︵") == {(*NOTHING, 3, 6, 1, 3, *NOTHING)}
 
 
 def test_two_byte_characters_pair_among_themselves() -> None:

@@ -433,14 +433,14 @@ DeepSeek V4, 40,168 for Qwen), each a token boundary of it: running Chinese pros
 mostly words a vocabulary learned, classical verse and names mostly not, which a price
 per character cannot tell apart (Tang and Song verse was counted 15-18 % under by
 DeepSeek's and Qwen's profiles).
-``lone_kana_<vocabulary>``: kana and fullwidth, halfwidth, vertical and small forms
-(``KANA_AND_FORMS``) between two adjacent pairs of them that no token of that
-vocabulary holds (``kana_pairs`` in ``data/feature_tables.json``), which it joins to
-neither neighbour: a token of their own. 24-53 % of the kana pairs of the dev corpus's
-Japanese are pairs o200k, DeepSeek V4 or Qwen did not learn, 95-100 % of those of
-random katakana words, which the profiles priced at the kana of prose (Qwen's at 64 %
-of its count); nearly every character of random kana is lone, few of prose (a pair
-unlearned after another is about as rare as the square of their share), so that a
+``lone_kana_<vocabulary>``: kana, CJK symbols and punctuation and fullwidth, halfwidth,
+vertical and small forms (``KANA_AND_FORMS``) between two adjacent pairs of them that no
+token of that vocabulary holds (``kana_pairs`` in ``data/feature_tables.json``), which
+it joins to neither neighbour: a token of their own. 24-53 % of the kana pairs of the
+dev corpus's Japanese are pairs o200k, DeepSeek V4 or Qwen did not learn, 95-100 % of
+those of random katakana words, which the profiles priced at the kana of prose (Qwen's
+at 64 % of its count); nearly every character of random kana is lone, few of prose (a
+pair unlearned after another is about as rare as the square of their share), so that a
 floor on them prices random kana without moving the price of prose.
 ``format_controls``: the invisible format controls of General Punctuation (the
 zero-width space, the direction marks, embeddings and isolates, the word joiner and

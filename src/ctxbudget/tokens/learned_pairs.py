@@ -13,10 +13,9 @@ random kana is one, few of prose.
 Each set of characters is paired apart (a pair of characters of two sets is not looked
 up: Japanese writes kana after kanji at every word), with features of its own
 (``ctxbudget.tokens.features``): the main block of Han ideographs (``HAN_IDEOGRAPHS``);
-kana and the fullwidth, halfwidth, vertical and small forms (``KANA_AND_FORMS``; not
-Hangul, whose random syllables the prices of Korean prose already count in full, nor CJK
-punctuation: pairs of them moved the profiles' prices of Korean and of Chinese verse by
-1-2 points); and the two-byte characters (``TWO_BYTE``: Latin beyond ASCII, Greek,
+kana, CJK symbols and punctuation and the fullwidth, halfwidth, vertical and small
+forms (``KANA_AND_FORMS``; not Hangul, whose random syllables the prices of Korean prose
+already count in full); and the two-byte characters (``TWO_BYTE``: Latin beyond ASCII, Greek,
 Cyrillic, Armenian, Hebrew, Arabic...) and the scripts of U+0800-U+1FFF
 (``SCRIPTS_BEYOND_TWO_BYTES``: Indic, Thai, Georgian, Khmer...), whose pairs are looked
 up among those any vocabulary learned.
@@ -66,13 +65,13 @@ two or three UTF-8 bytes (U+0080-U+FFFF, surrogates excluded)."""
 HAN_IDEOGRAPHS: Final[CodeRanges] = ((0x4E00, 0x9FFF),)
 """The main block of CJK Unified Ideographs."""
 KANA_AND_FORMS: Final[CodeRanges] = (
-    (0x3040, 0x30FF),  # hiragana, katakana
+    (0x3000, 0x30FF),  # CJK symbols and punctuation, hiragana, katakana
     (0x31F0, 0x31FF),  # katakana phonetic extensions
     (0xFE10, 0xFE1F),  # vertical forms
     (0xFE30, 0xFE6F),  # CJK compatibility forms, small form variants
     (0xFF00, 0xFFEF),  # halfwidth and fullwidth forms
 )
-"""The kana and the forms of East Asian text a vocabulary learns in pairs."""
+"""The kana, CJK symbols and forms of East Asian text a vocabulary learns in pairs."""
 TWO_BYTE: Final[CodeRanges] = ((0x80, 0x7FF),)
 """The characters of two UTF-8 bytes."""
 SCRIPTS_BEYOND_TWO_BYTES: Final[CodeRanges] = ((0x800, 0x1FFF),)
