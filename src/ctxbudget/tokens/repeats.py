@@ -271,7 +271,7 @@ def repeated_units(
         ),
         key=lambda run: -run[2],
     )
-    found = _mark_runs(data, marks)[:most]
+    found = _one_character_runs(data, marks)[:most]
     for start, period, length in runs:
         if len(found) == most:
             break
@@ -288,8 +288,9 @@ def repeated_units(
     return tuple(found)
 
 
-def _mark_runs(data: bytes, marks: bytes) -> list[RepeatedUnit]:
-    """The runs of ``byte_runs`` over the table ``marks``, the longest first."""
+def _one_character_runs(data: bytes, marks: bytes) -> list[RepeatedUnit]:
+    """The runs of one mark or letter that ``byte_runs`` finds over the table ``marks``,
+    the longest first."""
     runs = byte_runs(data, marks)
     if not runs:  # most texts
         return []
