@@ -32,6 +32,8 @@ def _forced(*vocabularies: list[bytes]) -> boundaries.ForcedTables:
             for tokens in vocabularies
         ],
         [boundaries.whole_triple_bitmap(tokens) for tokens in vocabularies],
+        [boundaries.edge_pair_bitmap(tokens, end=False) for tokens in vocabularies],
+        [boundaries.edge_pair_bitmap(tokens, end=True) for tokens in vocabularies],
     )
 
 
@@ -77,16 +79,62 @@ def test_triples_of_marks_cut_and_triples_mixing_words_with_other_marks_do_not()
     assert count(_forced([b"a(", b"(("]), 1, b"a((") == (1,)
 
 
+def test_a_cut_chains_to_the_pairs_no_token_begins_or_ends_with() -> None:
+    """The one token holds the pairs 80 81 and 81 82. After a cut (or the text's start)
+    the next token begins there, and none begins with 81 82: a cut; before a cut (or the
+    text's end) the token ends there, and none ends with 80 81: a cut. Computed in C as
+    in the definition."""
+    tables = _forced([b"\x80\x81\x82"])
+    compiled = boundaries.pair_floor_counter(bytes(1 << 16), tables, 1)
+    for data, least in (
+        (b"\x80\x81\x82", 1),  # the token
+        (b"\x81\x82", 2),  # its start is the text's: no token opens with 81 82
+        (b"\x80\x81", 2),  # its end is the text's: no token closes with 80 81
+        (b"\x83\x81\x82", 3),  # 83 81 no token holds, and 81 82 none opens with
+        (b"\x80\x81\x83", 3),  # 81 83 no token holds, and 80 81 none closes with
+        (b"\x80\x81\x82" * 3, 3),  # 82 80 no token holds: three whole tokens
+    ):
+        assert boundaries.reference_forced_boundaries(tables, 1, data) == (least,), data
+        assert compiled(data) == (least,), data
+
+
+def test_only_pairs_with_a_byte_beyond_ascii_chain() -> None:
+    """Pairs of ASCII characters are the triples' and the rule of thumb's: no token
+    opens with "bc" here, but "abc" has no chained cut (the one token "abc" holds it)."""
+    tables = _forced([b"abc"])
+    assert boundaries.reference_forced_boundaries(tables, 1, b"bc") == (1,)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "G\U00084486\n" * 4,
+        "\nz\U000522fd" * 27,
+        "\nB\U000fd9f5" * 27,
+        "\tM\u00b7\U000e7c7a" * 20,
+        "Ux" + "\U00067ee1\u00b0 " * 26,
+    ],
+)
+def test_characters_no_vocabulary_learned_once_counted_below_the_share_are_not(text: str) -> None:
+    """Private-use characters and those of unassigned planes are four byte tokens to
+    every vocabulary; some token of another character holds each pair of their bytes,
+    so the pairs alone saw one or two cuts in them, and the profiles counted these at
+    81-87 % of their own tokenizers' counts (the pass's chained cuts find all four)."""
+    assert_not_fooled(text)
+
+
 def test_tables_of_the_wrong_size_are_refused() -> None:
     """Bitmaps are checked, so that a table written for another alphabet is an error, not
     wrong floors."""
     with pytest.raises(ValueError, match="for each of at most 8 vocabularies"):
-        boundaries.forced_boundary_tables([bytes(1 << 13)], [], [""], [])
+        boundaries.forced_boundary_tables([bytes(1 << 13)], [], [""], [], [], [])
     with pytest.raises(ValueError, match="triple bitmaps of"):
-        boundaries.forced_boundary_tables([bytes(1 << 13)], [b"short"], [""], [b"short"])
+        boundaries.forced_boundary_tables(
+            [bytes(1 << 13)], [b"short"], [""], [b"short"], [bytes(1 << 13)], [bytes(1 << 13)]
+        )
     floors = type(_tables().pair_floors.__self__)  # type: ignore[attr-defined]
-    with pytest.raises(ValueError, match="two pair tables of 65536 bytes"):
-        floors(bytes(1 << 16), bytes(1 << 16), b"short", b"", b"", bytes(256), 1)
+    with pytest.raises(ValueError, match="four pair tables of 65536 bytes"):
+        floors(bytes(1 << 16), bytes(1 << 16), b"short", b"", b"", bytes(256), 1, b"", b"")
 
 
 _TOKEN_BYTES = st.lists(

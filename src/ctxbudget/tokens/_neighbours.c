@@ -510,6 +510,8 @@ typedef struct {
         uint16_t places;        /* its places as a pair of places: a * (n+1) + b */
         unsigned char unmerged; /* its mask in the unmerged table */
         unsigned char unheld;   /* the vocabularies none of whose tokens holds it */
+        unsigned char unopened; /* ... begins with it (a pair with a byte beyond ASCII) */
+        unsigned char unclosed; /* ... ends with it (the same) */
     } *by_pair;
     /* One bit per triple of places: set where some vocabulary holds it not (its mask in
      * `triples` is not 0). Few triples of real text are, and the bits fit a cache that
@@ -548,13 +550,14 @@ widened(const unsigned char *table, Py_ssize_t size, int dimensions)
 static PyObject *
 floors_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    Py_buffer unmerged, pairs, triples, whole_pairs, whole_triples, places;
+    Py_buffer unmerged, pairs, triples, whole_pairs, whole_triples, places, unopened, unclosed;
     int vocabularies;
-    static char *names[] = {"unmerged",      "pairs",  "triples",      "whole_pairs",
-                            "whole_triples", "places", "vocabularies", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*y*y*y*y*y*i:PairFloors", names, &unmerged,
-                                     &pairs, &triples, &whole_pairs, &whole_triples, &places,
-                                     &vocabularies)) {
+    static char *names[] = {"unmerged", "pairs",        "triples",  "whole_pairs",
+                            "whole_triples", "places", "vocabularies", "unopened",
+                            "unclosed", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*y*y*y*y*y*iy*y*:PairFloors", names,
+                                     &unmerged, &pairs, &triples, &whole_pairs, &whole_triples,
+                                     &places, &vocabularies, &unopened, &unclosed)) {
         return NULL;
     }
     PyObject *result = NULL;
@@ -573,11 +576,12 @@ floors_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         }
     }
     Py_ssize_t cube = (Py_ssize_t)size * size * size;
-    if (unmerged.len != (1 << 16) || pairs.len != (1 << 16) || places.len != 256 || size < 0 ||
-        triples.len != cube || whole_triples.len != cube ||
-        whole_pairs.len != (Py_ssize_t)size * size || vocabularies < 0 || vocabularies > 8) {
+    if (unmerged.len != (1 << 16) || pairs.len != (1 << 16) || unopened.len != (1 << 16) ||
+        unclosed.len != (1 << 16) || places.len != 256 || size < 0 || triples.len != cube ||
+        whole_triples.len != cube || whole_pairs.len != (Py_ssize_t)size * size ||
+        vocabularies < 0 || vocabularies > 8) {
         PyErr_SetString(PyExc_ValueError,
-                        "PairFloors takes two pair tables of 65536 bytes, tables of one byte "
+                        "PairFloors takes four pair tables of 65536 bytes, tables of one byte "
                         "per triple, per pair and per triple of the alphabet, the 256 places "
                         "of the alphabet and 0 to 8 vocabularies");
         goto done;
@@ -617,9 +621,13 @@ floors_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
             (uint16_t)(self->places[key & 0xFF] * wide + self->places[key >> 8]);
         self->by_pair[key].unmerged = ((const unsigned char *)unmerged.buf)[key];
         self->by_pair[key].unheld = ((const unsigned char *)pairs.buf)[key];
+        self->by_pair[key].unopened = ((const unsigned char *)unopened.buf)[key];
+        self->by_pair[key].unclosed = ((const unsigned char *)unclosed.buf)[key];
     }
     result = (PyObject *)self;
 done:
+    PyBuffer_Release(&unopened);
+    PyBuffer_Release(&unclosed);
     PyBuffer_Release(&unmerged);
     PyBuffer_Release(&pairs);
     PyBuffer_Release(&triples);
@@ -826,6 +834,14 @@ floors_counts(PairFloors *self, PyObject *const *args, Py_ssize_t nargs)
     RunScratch scratch = {0, NULL, NULL, NULL};
     Py_ssize_t n = self->alphabet, wide = n + 1;
     unsigned before = 0; /* the cuts of the gap before */
+    /* The chained cuts (`_chained_cuts` in boundaries.py). Rightwards, a gap is cut
+     * where the one before was cut by a pair or by this chain (`exact_before`; the text's
+     * start is a boundary) and no token opens with its pair. Leftwards, the gaps just
+     * before, none of whose pairs a token closes with, wait for a cut of either kind,
+     * which cuts them all: for the vocabularies of `waiting_mask`, since the gap before
+     * `waiting_since[v]`. Only a run's start is written, as most runs end uncut. */
+    unsigned exact_before = 0xFFu, waiting_mask = 0;
+    Py_ssize_t waiting_since[8] = {0};
     /* The places of the two bytes before the current one, as a pair of places: read
      * with the pair before. */
     Py_ssize_t pair_places = n * wide + self->places[data[0]];
@@ -833,7 +849,17 @@ floors_counts(PairFloors *self, PyObject *const *args, Py_ssize_t nargs)
     for (Py_ssize_t i = 1; i < size; i++) {
         Py_ssize_t place = self->places[data[i]];
         unsigned key = data[i - 1] | (unsigned)data[i] << 8;
-        unsigned paired = self->by_pair[key].unheld;
+        unsigned paired = self->by_pair[key].unheld | (exact_before & self->by_pair[key].unopened);
+        exact_before = paired;
+        for (unsigned closing = paired & waiting_mask; closing; closing &= closing - 1) {
+            int v = __builtin_ctz(closing);
+            more[v] += i - waiting_since[v];
+        }
+        unsigned waits = self->by_pair[key].unclosed & ~paired;
+        for (unsigned starting = waits & ~waiting_mask; starting; starting &= starting - 1) {
+            waiting_since[__builtin_ctz(starting)] = i;
+        }
+        waiting_mask = waits;
         Py_ssize_t triple = pair_places * wide + place;
         unsigned tripled = 0;
         if (self->unheld_somewhere[triple >> 6] >> (triple & 63) & 1) {
@@ -871,6 +897,10 @@ floors_counts(PairFloors *self, PyObject *const *args, Py_ssize_t nargs)
     if (!failed && (run_twice & wanted) &&
         close_run(self, data, size, size, run_twice & wanted, more, &scratch) < 0) {
         failed = 1;
+    }
+    for (unsigned closing = waiting_mask; closing; closing &= closing - 1) {
+        int v = __builtin_ctz(closing); /* the text's end: a boundary */
+        more[v] += size - waiting_since[v];
     }
     PyMem_Free(scratch.least);
     PyMem_Free(scratch.masks);

@@ -21,6 +21,15 @@ triples no vocabulary learned, and pairs that are no token:
 ``"1FzfBUCUWIwyCQFlPqsB"`` is 14 cl100k tokens, 9-11 by the profiles' weights, 12 by
 its triples' cuts and 13 by its fewest pieces.
 
+A cut also says where the tokens on either side of it begin and end. The token after
+it starts there, so where no token begins with the two bytes after the cut, every split
+cuts between them too, and so on rightwards; likewise leftwards, before a cut, where no
+token ends with the two bytes. A character no vocabulary learned (a private-use one, or
+one of an unassigned plane) is four byte tokens to all of them, where the pairs alone saw
+one or two cuts in it, as some token of another character holds each pair of its bytes
+(``"G\U00084486\n" * 4``: 24 tokens of each, 16-20 by the pairs' cuts). These chained
+cuts are looked for only at pairs with a byte beyond ASCII (``_chained_pairs``).
+
 The cuts are found in one pass: a pair no token holds is a cut, and a triple no token
 holds that neither its first gap nor its second (a cut already) meets gets a cut at its
 second gap, the rightmost choice, which meets the most triples still to come (the
@@ -58,6 +67,7 @@ __all__ = [
     "TRIPLE_ALPHABET",
     "ForcedTables",
     "PairFloors",
+    "edge_pair_bitmap",
     "forced_boundary_tables",
     "joined_triple_bitmap",
     "pair_floor_counter",
@@ -121,6 +131,19 @@ def joined_triple_bitmap(token_bytes: Iterable[bytes]) -> bytes:
     return bytes(joined)
 
 
+def edge_pair_bitmap(token_bytes: Iterable[bytes], *, end: bool) -> bytes:
+    """For one vocabulary, from the bytes of each of its tokens: bit ``a | b << 8`` set
+    where some token begins with byte ``a`` then byte ``b`` (or, with ``end``, ends with
+    them). Tokens of one byte set none: a byte is never held by a longer piece alone."""
+    edges = bytearray(1 << 13)
+    for token in token_bytes:
+        if len(token) >= 2:
+            a, b = token[-2:] if end else token[:2]
+            key = a | b << 8
+            edges[key >> 3] |= 1 << (key & 7)
+    return bytes(edges)
+
+
 def _mixed_triples() -> bytes:
     """Bit ``(a * n + b) * n + c`` set where the triple holds a letter or digit and a
     punctuation mark outside ``BASE64_MARKS`` (built a row of c at a time, as the
@@ -164,12 +187,16 @@ class ForcedTables:
     second << 8), set where no token holds it; ``triples``, per triple of
     ``TRIPLE_ALPHABET`` (``(a * n + b) * n + c`` of their places, n the alphabet's
     size), set where no token holds it; ``whole_pairs`` (``a * n + b``) and
-    ``whole_triples``, set where a token is exactly those characters."""
+    ``whole_triples``, set where a token is exactly those characters; ``unopened`` and
+    ``unclosed``, per pair of bytes with a byte beyond ASCII, set where no token begins
+    with it and where none ends with it."""
 
     pairs: bytes
     triples: bytes
     whole_pairs: bytes
     whole_triples: bytes
+    unopened: bytes
+    unclosed: bytes
 
 
 def forced_boundary_tables(
@@ -177,20 +204,31 @@ def forced_boundary_tables(
     joined_triples: Sequence[bytes],
     pair_tokens: Sequence[str],
     whole_triples: Sequence[bytes],
+    opening_pairs: Sequence[bytes],
+    closing_pairs: Sequence[bytes],
 ) -> ForcedTables:
     """The tables of ``reference_forced_boundaries`` for at most 8 vocabularies, from
     each one's bitmap of the pairs of bytes its tokens hold (``joined_pairs[v]``,
     ``neighbours.joined_pair_bitmap``, 65536 bits), of the triples of alphabet
     characters they hold (``joined_triple_bitmap``), its two-character ASCII tokens
-    (``pair_tokens[v]``, concatenated) and its bitmap of three-character tokens
-    (``whole_triple_bitmap``)."""
+    (``pair_tokens[v]``, concatenated), its bitmap of three-character tokens
+    (``whole_triple_bitmap``) and its bitmaps of the pairs its tokens begin and end
+    with (``edge_pair_bitmap``)."""
     count = len(joined_pairs)
-    if count > 8 or not count == len(joined_triples) == len(pair_tokens) == len(whole_triples):
+    if count > 8 or not (
+        count
+        == len(joined_triples)
+        == len(pair_tokens)
+        == len(whole_triples)
+        == len(opening_pairs)
+        == len(closing_pairs)
+    ):
         raise ValueError(
-            "forced_boundary_tables takes a pair and a triple bitmap, pair tokens and a "
-            "bitmap of three-character tokens for each of at most 8 vocabularies"
+            "forced_boundary_tables takes a pair and a triple bitmap, pair tokens, a "
+            "bitmap of three-character tokens and bitmaps of the pairs tokens begin and "
+            "end with for each of at most 8 vocabularies"
         )
-    if any(len(b) != 1 << 13 for b in joined_pairs) or any(
+    if any(len(b) != 1 << 13 for b in (*joined_pairs, *opening_pairs, *closing_pairs)) or any(
         len(b) != (TRIPLES + 7) // 8 for b in (*joined_triples, *whole_triples)
     ):
         raise ValueError(
@@ -208,7 +246,21 @@ def forced_boundary_tables(
         triples=_by_entry(joined_triples, TRIPLES, clear=True),
         whole_pairs=bytes(whole_pairs),
         whole_triples=_by_entry(whole_triples, TRIPLES, clear=False),
+        unopened=_chained_pairs(_by_entry(opening_pairs, 1 << 16, clear=True)),
+        unclosed=_chained_pairs(_by_entry(closing_pairs, 1 << 16, clear=True)),
     )
+
+
+def _chained_pairs(table: bytes) -> bytes:
+    """``table`` (one byte per pair of bytes) with the pairs of two ASCII characters
+    cleared: inside a run of alphabet characters the triples and the fewest pieces find
+    the cuts, and elsewhere in ASCII text, where a cut waits at every space after a word
+    and every indent, the chains cost the floors' pass 30-40 % more time for next to none
+    of the texts below their share."""
+    cleared = bytearray(table)
+    for a, b in itertools.product(range(0x80), repeat=2):
+        cleared[a | b << 8] = 0
+    return bytes(cleared)
 
 
 def _by_entry(bitmaps: Sequence[bytes], entries: int, clear: bool) -> bytes:
@@ -226,9 +278,10 @@ def reference_forced_boundaries(
     """Per vocabulary (bit of ``tables``), one more than the fewest token boundaries in
     ``data`` (bytes, any length) that its tables force; 0 for empty data.
 
-    First the cuts: one at every pair of bytes its bit marks in ``tables.pairs``, and
-    for every triple of ``TRIPLE_ALPHABET`` characters its bit marks that neither gap
-    meets yet, one at its second gap (walking left to right). Then, in a run of
+    First the cuts: one at every pair of bytes its bit marks in ``tables.pairs``; then
+    those the pairs' cuts chain to (``_chained_cuts``); and for every triple of
+    ``TRIPLE_ALPHABET`` characters its bit marks that neither gap meets yet, one at its
+    second gap (walking left to right). Then, in a run of
     alphabet characters where triples added ``PIECES_AFTER`` cuts or more, the fewest
     pieces the run can be cut into (``_least_pieces``) may force more: every piece but
     the first and the last is a whole token, so one of one character, or two or three
@@ -264,10 +317,34 @@ def reference_forced_boundaries(
         for mask, n in added.items():
             masks[mask] += n * times
         beyond = [b + m * times for b, m in zip(beyond, more, strict=True)]
+    beyond = [b + c for b, c in zip(beyond, _chained_cuts(tables, vocabularies, data), strict=True)]
     return tuple(
         1 + beyond[v] + sum(n for mask, n in masks.items() if mask >> v & 1)
         for v in range(vocabularies)
     )
+
+
+def _chained_cuts(tables: ForcedTables, vocabularies: int, data: bytes) -> list[int]:
+    """Per vocabulary, the gaps of ``data`` that the pairs' cuts chain to and that are no
+    such cut themselves: rightwards from a cut (or from the text's start), a gap whose
+    pair no token begins with (``tables.unopened``), as the token after the cut starts
+    there; leftwards from a cut (or from the text's end), one whose pair no token ends
+    with (``tables.unclosed``). A gap cut by a chain starts no other chain that could
+    reach a gap these two do not, so one walk each way finds them all."""
+    gaps = [data[g] | data[g + 1] << 8 for g in range(len(data) - 1)]
+    found = []
+    for v in range(vocabularies):
+        cut = [tables.pairs[key] >> v & 1 for key in gaps]
+        chained = [0] * len(gaps)
+        walks = (range(len(gaps)), tables.unopened), (range(len(gaps) - 1, -1, -1), tables.unclosed)
+        for order, edges in walks:
+            before = 1  # the text's start, or end
+            for g in order:
+                if not cut[g] and before and edges[gaps[g]] >> v & 1:
+                    chained[g] = 1
+                before = cut[g] or chained[g]
+        found.append(sum(chained))
+    return found
 
 
 PIECES_AFTER: Final = 2
@@ -404,5 +481,7 @@ def pair_floor_counter(unmerged: bytes, tables: ForcedTables, vocabularies: int)
         tables.whole_triples,
         _ALPHABET_INDEX,
         vocabularies,
+        tables.unopened,
+        tables.unclosed,
     ).counts
     return counts

@@ -896,6 +896,8 @@ def _forced_tables(tables: Mapping[str, Any]) -> ForcedTables:
         [_bitmap(tables["joined_triples"][v]) for v in FLOOR_VOCABULARIES],
         [tables["ascii_pair_tokens"][v] for v in FLOOR_VOCABULARIES],
         [_bitmap(tables["whole_triples"][v]) for v in FLOOR_VOCABULARIES],
+        [_bitmap(tables["opening_pairs"][v]) for v in FLOOR_VOCABULARIES],
+        [_bitmap(tables["closing_pairs"][v]) for v in FLOOR_VOCABULARIES],
     )
 
 
