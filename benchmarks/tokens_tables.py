@@ -47,8 +47,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from ctxbudget.tokens.boundaries import (
     TRIPLE_ALPHABET,
-    edge_pair_bitmap,
     joined_triple_bitmap,
+    opening_pair_bitmap,
     whole_triple_bitmap,
 )
 from ctxbudget.tokens.exact import HFTokenizerCounter, TiktokenCounter
@@ -391,15 +391,9 @@ def whole_triples(tokens: dict[str, list[bytes]]) -> dict[str, str]:
 
 def opening_pairs(tokens: dict[str, list[bytes]]) -> dict[str, str]:
     """Per vocabulary, the pairs of bytes some token begins with, as the base64 of the
-    zlib of ``edge_pair_bitmap``: after a token boundary, a pair none begins with is
+    zlib of ``opening_pair_bitmap``: after a token boundary, a pair none begins with is
     one too (``ctxbudget.tokens.boundaries``)."""
-    return _packed_bitmaps(tokens, lambda spelled: edge_pair_bitmap(spelled, end=False))
-
-
-def closing_pairs(tokens: dict[str, list[bytes]]) -> dict[str, str]:
-    """Per vocabulary, the pairs of bytes some token ends with, as ``opening_pairs``
-    stores them: before a token boundary, a pair none ends with is one too."""
-    return _packed_bitmaps(tokens, lambda spelled: edge_pair_bitmap(spelled, end=True))
+    return _packed_bitmaps(tokens, opening_pair_bitmap)
 
 
 def snake_parts_held(counters: list[Any], common_words: list[str]) -> dict[str, str]:
@@ -567,7 +561,6 @@ def main() -> None:
         "joined_triples": joined_triples(token_bytes),
         "whole_triples": whole_triples(token_bytes),
         "opening_pairs": opening_pairs(token_bytes),
-        "closing_pairs": closing_pairs(token_bytes),
         "own_costs": {
             name: own_costs(vocabulary_costs)
             for name, vocabulary_costs in zip(VOCABULARIES, costs, strict=True)

@@ -510,8 +510,7 @@ typedef struct {
         uint16_t places;        /* its places as a pair of places: a * (n+1) + b */
         unsigned char unmerged; /* its mask in the unmerged table */
         unsigned char unheld;   /* the vocabularies none of whose tokens holds it */
-        unsigned char unopened; /* ... begins with it (a pair with a byte beyond ASCII) */
-        unsigned char unclosed; /* ... ends with it (the same) */
+        unsigned char unopened; /* ... begins with it */
     } *by_pair;
     /* One bit per triple of places: set where some vocabulary holds it not (its mask in
      * `triples` is not 0). Few triples of real text are, and the bits fit a cache that
@@ -550,14 +549,14 @@ widened(const unsigned char *table, Py_ssize_t size, int dimensions)
 static PyObject *
 floors_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    Py_buffer unmerged, pairs, triples, whole_pairs, whole_triples, places, unopened, unclosed;
+    Py_buffer unmerged, pairs, triples, whole_pairs, whole_triples, places, unopened;
     int vocabularies;
-    static char *names[] = {"unmerged", "pairs",        "triples",  "whole_pairs",
+    static char *names[] = {"unmerged",      "pairs",  "triples",      "whole_pairs",
                             "whole_triples", "places", "vocabularies", "unopened",
-                            "unclosed", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*y*y*y*y*y*iy*y*:PairFloors", names,
+                            NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*y*y*y*y*y*iy*:PairFloors", names,
                                      &unmerged, &pairs, &triples, &whole_pairs, &whole_triples,
-                                     &places, &vocabularies, &unopened, &unclosed)) {
+                                     &places, &vocabularies, &unopened)) {
         return NULL;
     }
     PyObject *result = NULL;
@@ -577,11 +576,11 @@ floors_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     }
     Py_ssize_t cube = (Py_ssize_t)size * size * size;
     if (unmerged.len != (1 << 16) || pairs.len != (1 << 16) || unopened.len != (1 << 16) ||
-        unclosed.len != (1 << 16) || places.len != 256 || size < 0 || triples.len != cube ||
+        places.len != 256 || size < 0 || triples.len != cube ||
         whole_triples.len != cube || whole_pairs.len != (Py_ssize_t)size * size ||
         vocabularies < 0 || vocabularies > 8) {
         PyErr_SetString(PyExc_ValueError,
-                        "PairFloors takes four pair tables of 65536 bytes, tables of one byte "
+                        "PairFloors takes three pair tables of 65536 bytes, tables of one byte "
                         "per triple, per pair and per triple of the alphabet, the 256 places "
                         "of the alphabet and 0 to 8 vocabularies");
         goto done;
@@ -622,12 +621,10 @@ floors_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         self->by_pair[key].unmerged = ((const unsigned char *)unmerged.buf)[key];
         self->by_pair[key].unheld = ((const unsigned char *)pairs.buf)[key];
         self->by_pair[key].unopened = ((const unsigned char *)unopened.buf)[key];
-        self->by_pair[key].unclosed = ((const unsigned char *)unclosed.buf)[key];
     }
     result = (PyObject *)self;
 done:
     PyBuffer_Release(&unopened);
-    PyBuffer_Release(&unclosed);
     PyBuffer_Release(&unmerged);
     PyBuffer_Release(&pairs);
     PyBuffer_Release(&triples);
@@ -656,18 +653,24 @@ floors_dealloc(PairFloors *self)
  * once for every vocabulary. */
 typedef struct {
     unsigned char unheld_pair, unheld_triple, whole_pair, whole_triple;
+    unsigned char exact; /* the gap's exact cuts: `_exact_cuts` in boundaries.py */
 } RunMasks;
 
 static void
-run_masks(const PairFloors *self, const unsigned char *run, Py_ssize_t length, RunMasks *masks)
+run_masks(const PairFloors *self, const unsigned char *run, Py_ssize_t length,
+          unsigned entering, RunMasks *masks)
 {
     Py_ssize_t wide = self->alphabet + 1;
+    unsigned exact = entering;
     for (Py_ssize_t i = 1; i <= length; i++) {
-        RunMasks m = {0, 0, 0, 0};
+        RunMasks m = {0, 0, 0, 0, 0};
         Py_ssize_t c = self->places[run[i - 1]];
         if (i >= 2) {
             Py_ssize_t b = self->places[run[i - 2]];
-            m.unheld_pair = self->by_pair[run[i - 2] | (unsigned)run[i - 1] << 8].unheld;
+            unsigned key = run[i - 2] | (unsigned)run[i - 1] << 8;
+            m.unheld_pair = self->by_pair[key].unheld;
+            exact = m.unheld_pair | (exact & self->by_pair[key].unopened);
+            m.exact = (unsigned char)exact;
             m.whole_pair = self->whole_pairs[b * wide + c];
             if (i >= 3) {
                 Py_ssize_t key = ((Py_ssize_t)self->places[run[i - 3]] * wide + b) * wide + c;
@@ -740,10 +743,13 @@ typedef struct {
 /* Adds to `more` what the fewest pieces of the run of alphabet characters ending at
  * data[end - 1] force beyond its cuts, for each vocabulary of `vocabularies` (a mask);
  * 0, or -1 with MemoryError set. Only runs whose triples cut twice come here, so their
- * start and their cuts are found again here rather than kept for every run. */
+ * start and their cuts are found again here rather than kept for every run.
+ * `closed_start` and `closed_end`: the vocabularies with an exact cut (or the text's
+ * start or end) before and after the run. */
 static int
-close_run(const PairFloors *self, const unsigned char *data, Py_ssize_t size, Py_ssize_t end,
-          unsigned vocabularies, Py_ssize_t *more, RunScratch *scratch)
+close_run(const PairFloors *self, const unsigned char *data, Py_ssize_t end,
+          unsigned closed_start, unsigned closed_end, unsigned vocabularies, Py_ssize_t *more,
+          RunScratch *scratch)
 {
     Py_ssize_t start = end - 1;
     while (start > 0 && self->places[data[start - 1]] != self->alphabet) {
@@ -767,24 +773,18 @@ close_run(const PairFloors *self, const unsigned char *data, Py_ssize_t size, Py
         scratch->window = least + capacity;
         scratch->capacity = capacity;
     }
-    run_masks(self, data + start, length, scratch->masks);
+    run_masks(self, data + start, length, closed_start, scratch->masks);
     /* The run's cuts, as the pass made them: gap g lies between run[g] and run[g + 1]. */
     Py_ssize_t inside[8] = {0};
     unsigned before = 0;
     for (Py_ssize_t g = 0; g + 1 < length; g++) {
         RunMasks m = scratch->masks[g + 2];
-        unsigned cut = m.unheld_pair | (m.unheld_triple & ~before & ~m.unheld_pair);
+        unsigned cut = m.exact | (m.unheld_triple & ~before & ~m.exact);
         for (int v = 0; v < self->vocabularies; v++) {
             inside[v] += cut >> v & 1;
         }
         before = cut;
     }
-    /* The vocabularies with a known token boundary before and after the run: the text
-     * ends there, or a pair no token holds. */
-    unsigned closed_start =
-        start == 0 ? 0xFFu : self->by_pair[data[start - 1] | (unsigned)data[start] << 8].unheld;
-    unsigned closed_end =
-        end == size ? 0xFFu : self->by_pair[data[end - 1] | (unsigned)data[end] << 8].unheld;
     for (int v = 0; v < self->vocabularies; v++) {
         if (vocabularies >> v & 1) {
             Py_ssize_t pieces = least_pieces(scratch->masks, length, v, closed_start >> v & 1,
@@ -834,32 +834,23 @@ floors_counts(PairFloors *self, PyObject *const *args, Py_ssize_t nargs)
     RunScratch scratch = {0, NULL, NULL, NULL};
     Py_ssize_t n = self->alphabet, wide = n + 1;
     unsigned before = 0; /* the cuts of the gap before */
-    /* The chained cuts (`_chained_cuts` in boundaries.py). Rightwards, a gap is cut
-     * where the one before was cut by a pair or by this chain (`exact_before`; the text's
-     * start is a boundary) and no token opens with its pair. Leftwards, the gaps just
-     * before, none of whose pairs a token closes with, wait for a cut of either kind,
-     * which cuts them all: for the vocabularies of `waiting_mask`, since the gap before
-     * `waiting_since[v]`. Only a run's start is written, as most runs end uncut. */
-    unsigned exact_before = 0xFFu, waiting_mask = 0;
-    Py_ssize_t waiting_since[8] = {0};
+    /* The exact cuts (`_exact_cuts` in boundaries.py): a gap is cut where no token holds
+     * its pair, or where the gap before was such a cut (`exact_before`; the text's start
+     * is a boundary) and no token opens with its pair. */
+    unsigned exact_before = 0xFFu;
+    /* The exact cuts of the gap before the current run of alphabet characters: the last
+     * gap after a byte outside the alphabet (the text's start before the first). */
+    unsigned run_entering = 0xFFu;
     /* The places of the two bytes before the current one, as a pair of places: read
      * with the pair before. */
     Py_ssize_t pair_places = n * wide + self->places[data[0]];
+    Py_ssize_t previous_place = self->places[data[0]];
     int failed = 0;
     for (Py_ssize_t i = 1; i < size; i++) {
         Py_ssize_t place = self->places[data[i]];
         unsigned key = data[i - 1] | (unsigned)data[i] << 8;
         unsigned paired = self->by_pair[key].unheld | (exact_before & self->by_pair[key].unopened);
         exact_before = paired;
-        for (unsigned closing = paired & waiting_mask; closing; closing &= closing - 1) {
-            int v = __builtin_ctz(closing);
-            more[v] += i - waiting_since[v];
-        }
-        unsigned waits = self->by_pair[key].unclosed & ~paired;
-        for (unsigned starting = waits & ~waiting_mask; starting; starting &= starting - 1) {
-            waiting_since[__builtin_ctz(starting)] = i;
-        }
-        waiting_mask = waits;
         Py_ssize_t triple = pair_places * wide + place;
         unsigned tripled = 0;
         if (self->unheld_somewhere[triple >> 6] >> (triple & 63) & 1) {
@@ -886,21 +877,23 @@ floors_counts(PairFloors *self, PyObject *const *args, Py_ssize_t nargs)
         run_triples |= tripled;
         if (run_triples && place == n) { /* a run its triples cut ended before this byte */
             unsigned closing = run_twice & wanted;
-            if (closing && close_run(self, data, size, i, closing, more, &scratch) < 0) {
+            if (closing &&
+                close_run(self, data, i, run_entering, paired, closing, more, &scratch) < 0) {
                 failed = 1;
                 break;
             }
             run_triples = run_twice = 0;
         }
+        /* Without a branch: whether the byte before is outside the alphabet is as
+         * irregular as the text. */
+        unsigned outside = 0u - (unsigned)(previous_place == n);
+        run_entering = (paired & outside) | (run_entering & ~outside);
+        previous_place = place;
         before = cut;
     }
     if (!failed && (run_twice & wanted) &&
-        close_run(self, data, size, size, run_twice & wanted, more, &scratch) < 0) {
+        close_run(self, data, size, run_entering, 0xFFu, run_twice & wanted, more, &scratch) < 0) {
         failed = 1;
-    }
-    for (unsigned closing = waiting_mask; closing; closing &= closing - 1) {
-        int v = __builtin_ctz(closing); /* the text's end: a boundary */
-        more[v] += size - waiting_since[v];
     }
     PyMem_Free(scratch.least);
     PyMem_Free(scratch.masks);

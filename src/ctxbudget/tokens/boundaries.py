@@ -21,14 +21,17 @@ triples no vocabulary learned, and pairs that are no token:
 ``"1FzfBUCUWIwyCQFlPqsB"`` is 14 cl100k tokens, 9-11 by the profiles' weights, 12 by
 its triples' cuts and 13 by its fewest pieces.
 
-A cut also says where the tokens on either side of it begin and end. The token after
-it starts there, so where no token begins with the two bytes after the cut, every split
-cuts between them too, and so on rightwards; likewise leftwards, before a cut, where no
-token ends with the two bytes. A character no vocabulary learned (a private-use one, or
-one of an unassigned plane) is four byte tokens to all of them, where the pairs alone saw
-one or two cuts in it, as some token of another character holds each pair of its bytes
-(``"G\U00084486\n" * 4``: 24 tokens of each, 16-20 by the pairs' cuts). These chained
-cuts are looked for only at pairs with a byte beyond ASCII (``_chained_pairs``).
+A cut also says where the token after it begins: there. So where no token begins with
+the two bytes after a cut, every split cuts between them too, and so on rightwards
+(``_exact_cuts``). A character no vocabulary learned (a private-use one, or one of an
+unassigned plane) is four byte tokens to all of them, where the pairs alone saw one or
+two cuts in it, as some token of another character holds each pair of its bytes
+(``"G\U00084486\n" * 4``: 24 tokens of each, 16-20 by the pairs' cuts); and in a short
+base64 word, a cut before a capital (where o200k's pre-tokenizer cuts camel case) makes
+the two letters after it a cut too where no token begins with them (``"tNIPdTg="``:
+``"Tg"``). The same chain leftwards, before a cut, through pairs no token ends with,
+found next to none of the texts below the guard's share for its time (the floors' pass
+25-35 % slower, waiting for a cut after nearly every character of Chinese text).
 
 The cuts are found in one pass: a pair no token holds is a cut, and a triple no token
 holds that neither its first gap nor its second (a cut already) meets gets a cut at its
@@ -48,7 +51,6 @@ from __future__ import annotations
 import collections
 import functools
 import itertools
-import operator
 import re
 import string
 from collections.abc import Iterable, Sequence
@@ -67,9 +69,9 @@ __all__ = [
     "TRIPLE_ALPHABET",
     "ForcedTables",
     "PairFloors",
-    "edge_pair_bitmap",
     "forced_boundary_tables",
     "joined_triple_bitmap",
+    "opening_pair_bitmap",
     "pair_floor_counter",
     "reference_forced_boundaries",
     "reference_pair_floors",
@@ -131,17 +133,15 @@ def joined_triple_bitmap(token_bytes: Iterable[bytes]) -> bytes:
     return bytes(joined)
 
 
-def edge_pair_bitmap(token_bytes: Iterable[bytes], *, end: bool) -> bytes:
+def opening_pair_bitmap(token_bytes: Iterable[bytes]) -> bytes:
     """For one vocabulary, from the bytes of each of its tokens: bit ``a | b << 8`` set
-    where some token begins with byte ``a`` then byte ``b`` (or, with ``end``, ends with
-    them). Tokens of one byte set none: a byte is never held by a longer piece alone."""
-    edges = bytearray(1 << 13)
+    where some token begins with byte ``a`` then byte ``b``."""
+    opening = bytearray(1 << 13)
     for token in token_bytes:
         if len(token) >= 2:
-            a, b = token[-2:] if end else token[:2]
-            key = a | b << 8
-            edges[key >> 3] |= 1 << (key & 7)
-    return bytes(edges)
+            key = token[0] | token[1] << 8
+            opening[key >> 3] |= 1 << (key & 7)
+    return bytes(opening)
 
 
 def _mixed_triples() -> bytes:
@@ -187,16 +187,14 @@ class ForcedTables:
     second << 8), set where no token holds it; ``triples``, per triple of
     ``TRIPLE_ALPHABET`` (``(a * n + b) * n + c`` of their places, n the alphabet's
     size), set where no token holds it; ``whole_pairs`` (``a * n + b``) and
-    ``whole_triples``, set where a token is exactly those characters; ``unopened`` and
-    ``unclosed``, per pair of bytes with a byte beyond ASCII, set where no token begins
-    with it and where none ends with it."""
+    ``whole_triples``, set where a token is exactly those characters; ``unopened``, per
+    pair of bytes, set where no token begins with it."""
 
     pairs: bytes
     triples: bytes
     whole_pairs: bytes
     whole_triples: bytes
     unopened: bytes
-    unclosed: bytes
 
 
 def forced_boundary_tables(
@@ -205,30 +203,24 @@ def forced_boundary_tables(
     pair_tokens: Sequence[str],
     whole_triples: Sequence[bytes],
     opening_pairs: Sequence[bytes],
-    closing_pairs: Sequence[bytes],
 ) -> ForcedTables:
     """The tables of ``reference_forced_boundaries`` for at most 8 vocabularies, from
     each one's bitmap of the pairs of bytes its tokens hold (``joined_pairs[v]``,
     ``neighbours.joined_pair_bitmap``, 65536 bits), of the triples of alphabet
     characters they hold (``joined_triple_bitmap``), its two-character ASCII tokens
     (``pair_tokens[v]``, concatenated), its bitmap of three-character tokens
-    (``whole_triple_bitmap``) and its bitmaps of the pairs its tokens begin and end
-    with (``edge_pair_bitmap``)."""
+    (``whole_triple_bitmap``) and its bitmap of the pairs its tokens begin with
+    (``opening_pair_bitmap``)."""
     count = len(joined_pairs)
     if count > 8 or not (
-        count
-        == len(joined_triples)
-        == len(pair_tokens)
-        == len(whole_triples)
-        == len(opening_pairs)
-        == len(closing_pairs)
+        count == len(joined_triples) == len(pair_tokens) == len(whole_triples) == len(opening_pairs)
     ):
         raise ValueError(
             "forced_boundary_tables takes a pair and a triple bitmap, pair tokens, a "
-            "bitmap of three-character tokens and bitmaps of the pairs tokens begin and "
-            "end with for each of at most 8 vocabularies"
+            "bitmap of three-character tokens and a bitmap of the pairs tokens begin with "
+            "for each of at most 8 vocabularies"
         )
-    if any(len(b) != 1 << 13 for b in (*joined_pairs, *opening_pairs, *closing_pairs)) or any(
+    if any(len(b) != 1 << 13 for b in (*joined_pairs, *opening_pairs)) or any(
         len(b) != (TRIPLES + 7) // 8 for b in (*joined_triples, *whole_triples)
     ):
         raise ValueError(
@@ -246,21 +238,8 @@ def forced_boundary_tables(
         triples=_by_entry(joined_triples, TRIPLES, clear=True),
         whole_pairs=bytes(whole_pairs),
         whole_triples=_by_entry(whole_triples, TRIPLES, clear=False),
-        unopened=_chained_pairs(_by_entry(opening_pairs, 1 << 16, clear=True)),
-        unclosed=_chained_pairs(_by_entry(closing_pairs, 1 << 16, clear=True)),
+        unopened=_by_entry(opening_pairs, 1 << 16, clear=True),
     )
-
-
-def _chained_pairs(table: bytes) -> bytes:
-    """``table`` (one byte per pair of bytes) with the pairs of two ASCII characters
-    cleared: inside a run of alphabet characters the triples and the fewest pieces find
-    the cuts, and elsewhere in ASCII text, where a cut waits at every space after a word
-    and every indent, the chains cost the floors' pass 30-40 % more time for next to none
-    of the texts below their share."""
-    cleared = bytearray(table)
-    for a, b in itertools.product(range(0x80), repeat=2):
-        cleared[a | b << 8] = 0
-    return bytes(cleared)
 
 
 def _by_entry(bitmaps: Sequence[bytes], entries: int, clear: bool) -> bytes:
@@ -296,19 +275,17 @@ def reference_forced_boundaries(
     repeats it (``_run_cuts``)."""
     if not data:
         return (0,) * vocabularies
-    keys = map(operator.or_, data, map(operator.lshift, data[1:], itertools.repeat(8)))
-    masks = collections.Counter(map(tables.pairs.__getitem__, keys))
-    beyond = [0] * vocabularies
     every = (1 << vocabularies) - 1
+    exact = _exact_cuts(tables, data, every)
+    masks = collections.Counter(exact)
+    beyond = [0] * vocabularies
+    # A run's cuts follow from it and from the cuts known before and after it (gap g
+    # lies between data[g] and data[g + 1]).
     runs = collections.Counter(
         (
             run.group(),
-            every
-            if run.start() == 0
-            else tables.pairs[data[run.start() - 1] | data[run.start()] << 8],
-            every
-            if run.end() == len(data)
-            else tables.pairs[data[run.end() - 1] | data[run.end()] << 8],
+            every if run.start() == 0 else exact[run.start() - 1],
+            every if run.end() == len(data) else exact[run.end() - 1],
         )
         for run in _ALPHABET_RUNS.finditer(data)
     )
@@ -317,34 +294,25 @@ def reference_forced_boundaries(
         for mask, n in added.items():
             masks[mask] += n * times
         beyond = [b + m * times for b, m in zip(beyond, more, strict=True)]
-    beyond = [b + c for b, c in zip(beyond, _chained_cuts(tables, vocabularies, data), strict=True)]
     return tuple(
         1 + beyond[v] + sum(n for mask, n in masks.items() if mask >> v & 1)
         for v in range(vocabularies)
     )
 
 
-def _chained_cuts(tables: ForcedTables, vocabularies: int, data: bytes) -> list[int]:
-    """Per vocabulary, the gaps of ``data`` that the pairs' cuts chain to and that are no
-    such cut themselves: rightwards from a cut (or from the text's start), a gap whose
-    pair no token begins with (``tables.unopened``), as the token after the cut starts
-    there; leftwards from a cut (or from the text's end), one whose pair no token ends
-    with (``tables.unclosed``). A gap cut by a chain starts no other chain that could
-    reach a gap these two do not, so one walk each way finds them all."""
-    gaps = [data[g] | data[g + 1] << 8 for g in range(len(data) - 1)]
-    found = []
-    for v in range(vocabularies):
-        cut = [tables.pairs[key] >> v & 1 for key in gaps]
-        chained = [0] * len(gaps)
-        walks = (range(len(gaps)), tables.unopened), (range(len(gaps) - 1, -1, -1), tables.unclosed)
-        for order, edges in walks:
-            before = 1  # the text's start, or end
-            for g in order:
-                if not cut[g] and before and edges[gaps[g]] >> v & 1:
-                    chained[g] = 1
-                before = cut[g] or chained[g]
-        found.append(sum(chained))
-    return found
+def _exact_cuts(tables: ForcedTables, data: bytes, entering: int) -> list[int]:
+    """Per gap of ``data`` (gap g between ``data[g]`` and ``data[g + 1]``), the
+    vocabularies that cut it on any split: where no token holds its pair
+    (``tables.pairs``), or where the gap before is such a cut and no token begins with
+    its pair (``tables.unopened``): the token after a cut starts there. ``entering``:
+    the vocabularies that cut before ``data[0]`` (every one at the text's start)."""
+    exact = []
+    before = entering
+    for g in range(len(data) - 1):
+        key = data[g] | data[g + 1] << 8
+        before = tables.pairs[key] | (before & tables.unopened[key])
+        exact.append(before)
+    return exact
 
 
 PIECES_AFTER: Final = 2
@@ -362,21 +330,23 @@ _ALPHABET_RUNS: Final = re.compile(b"[" + re.escape(TRIPLE_ALPHABET) + b"]{3,}")
 def _run_cuts(
     tables: ForcedTables, vocabularies: int, run: bytes, closed_start: int, closed_end: int
 ) -> tuple[collections.Counter[int], list[int]]:
-    """The cuts the triples of ``run`` (alphabet characters) add to those of its pairs,
-    counted by mask, and per vocabulary the boundaries its pieces force beyond all
-    those cuts: walking the gaps left to right, a triple whose bit is set, met by
-    neither the cut of its first gap nor that of the pair of its second, gets a cut at
-    its second gap; where a vocabulary got ``PIECES_AFTER`` such cuts or more, the run
-    is cut into its fewest pieces. ``closed_start`` and ``closed_end``: the vocabularies
-    for which a token boundary is known before and after the run (the text ends there,
-    or a pair no token holds), whose first or last piece is then a whole token too."""
-    pairs, triples = tables.pairs, tables.triples
+    """The cuts the triples of ``run`` (alphabet characters) add to its exact cuts
+    (``_exact_cuts``), counted by mask, and per vocabulary the boundaries its pieces
+    force beyond all those cuts: walking the gaps left to right, a triple whose bit is
+    set, met by neither the cut of its first gap nor the exact cut of its second, gets a
+    cut at its second gap; where a vocabulary got ``PIECES_AFTER`` such cuts or more, the
+    run is cut into its fewest pieces. ``closed_start`` and ``closed_end``: the
+    vocabularies for which a token boundary is known before and after the run (the text
+    ends there, or an exact cut), whose first or last piece is then a whole token too;
+    the run's exact cuts chain from ``closed_start``."""
+    triples = tables.triples
     added: collections.Counter[int] = collections.Counter()
     places = run.translate(_ALPHABET_INDEX)
-    before = pairs[run[0] | run[1] << 8]  # the cuts of the gap before
+    exact = _exact_cuts(tables, run, closed_start)
+    before = exact[0]  # the cuts of the gap before
     cuts = collections.Counter((before,))  # every gap's cuts, by mask
     for i in range(1, len(run) - 1):
-        paired = pairs[run[i] | run[i + 1] << 8]
+        paired = exact[i]
         extra = triples[_triple_index(places[i - 1], places[i], places[i + 1])] & ~before
         extra &= ~paired
         if extra:
@@ -482,6 +452,5 @@ def pair_floor_counter(unmerged: bytes, tables: ForcedTables, vocabularies: int)
         _ALPHABET_INDEX,
         vocabularies,
         tables.unopened,
-        tables.unclosed,
     ).counts
     return counts

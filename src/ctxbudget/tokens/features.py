@@ -897,7 +897,6 @@ def _forced_tables(tables: Mapping[str, Any]) -> ForcedTables:
         [tables["ascii_pair_tokens"][v] for v in FLOOR_VOCABULARIES],
         [_bitmap(tables["whole_triples"][v]) for v in FLOOR_VOCABULARIES],
         [_bitmap(tables["opening_pairs"][v]) for v in FLOOR_VOCABULARIES],
-        [_bitmap(tables["closing_pairs"][v]) for v in FLOOR_VOCABULARIES],
     )
 
 
