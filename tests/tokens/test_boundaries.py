@@ -22,8 +22,11 @@ from ctxbudget.tokens.neighbours import joined_pair_bitmap, unmerged_pair_table
 from .test_guard import ANY_TEXT, assert_not_fooled, vocabularies
 
 
-def _forced(*vocabularies: list[bytes]) -> boundaries.ForcedTables:
-    """The forced-boundary tables of vocabularies given by their tokens."""
+def _forced(
+    *vocabularies: list[bytes], groups_digits: tuple[bool, ...] = ()
+) -> boundaries.ForcedTables:
+    """The forced-boundary tables of vocabularies given by their tokens (and whether
+    each one's pre-tokenizer takes digits in threes)."""
     return boundaries.forced_boundary_tables(
         [joined_pair_bitmap(tokens) for tokens in vocabularies],
         [boundaries.joined_triple_bitmap(tokens) for tokens in vocabularies],
@@ -33,6 +36,7 @@ def _forced(*vocabularies: list[bytes]) -> boundaries.ForcedTables:
         ],
         [boundaries.whole_triple_bitmap(tokens) for tokens in vocabularies],
         [boundaries.opening_pair_bitmap(tokens) for tokens in vocabularies],
+        groups_digits,
     )
 
 
@@ -101,6 +105,33 @@ def test_a_cut_chains_rightwards_to_the_pairs_no_token_begins_with() -> None:
         assert compiled(data) == (least,), data
 
 
+def test_a_pre_tokenizer_that_takes_digits_in_threes_cuts_after_every_third() -> None:
+    """Every pair and triple of "1231231" is a token; a vocabulary whose pre-tokenizer
+    takes digits one to three at a time still cuts it "123|123|1", one that does not
+    need not. A run after a character beyond ASCII is not counted (it may be a digit
+    too, "\u00b2" or "\u0663"). Computed in C as in the definition."""
+    digit_tokens = [b"12", b"23", b"31", b"123", b"231", b"312", b"x", b"\xc3\xa9"]
+    plain = _forced(digit_tokens, digit_tokens)
+    grouped = boundaries.forced_boundary_tables(
+        [joined_pair_bitmap(digit_tokens)] * 2,
+        [boundaries.joined_triple_bitmap(digit_tokens)] * 2,
+        ["122331"] * 2,
+        [boundaries.whole_triple_bitmap(digit_tokens)] * 2,
+        [boundaries.opening_pair_bitmap(digit_tokens)] * 2,
+        groups_digits=[True, False],
+    )
+    for data, least in (
+        (b"1231231", (3, 1)),
+        (b"x1231231", (4, 2)),  # "x1" no token holds
+        (b"\xc3\xa91231231", (2, 2)),  # after "\u00e9": not counted
+        (b"123 1231", (4, 3)),  # no token holds a space
+    ):
+        compiled = boundaries.pair_floor_counter(bytes(1 << 16), grouped, 2)
+        assert boundaries.reference_forced_boundaries(grouped, 2, data) == least, data
+        assert compiled(data) == least, data
+    assert boundaries.reference_forced_boundaries(plain, 2, b"1231231") == (1, 1)
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -130,13 +161,14 @@ def test_tables_of_the_wrong_size_are_refused() -> None:
         )
     floors = type(_tables().pair_floors.__self__)  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="three pair tables of 65536 bytes"):
-        floors(bytes(1 << 16), bytes(1 << 16), b"short", b"", b"", bytes(256), 1, b"")
+        floors(bytes(1 << 16), bytes(1 << 16), b"short", b"", b"", bytes(256), 1, b"", 0)
 
 
 _TOKEN_BYTES = st.lists(
     st.one_of(
         st.binary(min_size=1, max_size=6),
         st.text(string.ascii_letters[:6] + "+=", min_size=1, max_size=6).map(str.encode),
+        st.text("0123456789", min_size=1, max_size=3).map(str.encode),
     ),
     max_size=100,
 )
@@ -144,21 +176,30 @@ _DATA = st.one_of(
     st.binary(max_size=300),
     st.text(max_size=200).map(lambda text: text.encode("utf-8", "surrogatepass")),
     st.text(string.ascii_letters[:6] + "+= é", max_size=200).map(str.encode),
+    st.text("0123456789ab +\u00e9\u00b2", max_size=200).map(str.encode),
 )
 
 
 @settings(max_examples=300)
 @given(
-    st.lists(st.tuples(st.text("ab+= ", max_size=12), _TOKEN_BYTES), min_size=1, max_size=4), _DATA
+    st.lists(
+        st.tuples(st.text("ab+= ", max_size=12), _TOKEN_BYTES, st.booleans()),
+        min_size=1,
+        max_size=4,
+    ),
+    _DATA,
 )
 def test_compiled_pair_floors_equal_the_definition(
-    vocabularies: list[tuple[str, list[bytes]]], data: bytes
+    vocabularies: list[tuple[str, list[bytes], bool]], data: bytes
 ) -> None:
     """The C pass gives ``reference_pair_floors`` on any bytes, for any tables: the
     larger of the unmerged pairs plus one and the forced boundaries, per vocabulary."""
-    pair_tokens = [two[: len(two) // 2 * 2] for two, _ in vocabularies]  # whole pairs
-    unmerged = unmerged_pair_table(pair_tokens, [joined_pair_bitmap(t) for _, t in vocabularies])
-    tables = _forced(*(tokens for _, tokens in vocabularies))
+    pair_tokens = [two[: len(two) // 2 * 2] for two, _, _ in vocabularies]  # whole pairs
+    unmerged = unmerged_pair_table(pair_tokens, [joined_pair_bitmap(t) for _, t, _ in vocabularies])
+    tables = _forced(
+        *(tokens for _, tokens, _ in vocabularies),
+        groups_digits=tuple(groups for _, _, groups in vocabularies),
+    )
     compiled = boundaries.pair_floor_counter(unmerged, tables, len(vocabularies))
     assert type(getattr(compiled, "__self__", None)).__name__ == "PairFloors"
     expected = boundaries.reference_pair_floors(unmerged, tables, len(vocabularies), data)

@@ -507,11 +507,14 @@ typedef struct {
     int alphabet;              /* the alphabet's size n: places 0..n-1, n outside it */
     /* Per pair of bytes (the first | the second << 8), read at once: */
     struct {
-        uint16_t places;        /* its places as a pair of places: a * (n+1) + b */
+        uint16_t places;        /* its places as a pair of places: a * (n+1) + b, with
+                                   DIGIT_PAIR set for two ASCII digits */
         unsigned char unmerged; /* its mask in the unmerged table */
         unsigned char unheld;   /* the vocabularies none of whose tokens holds it */
         unsigned char unopened; /* ... begins with it */
     } *by_pair;
+    /* The vocabularies whose pre-tokenizer cuts a run of digits after every third. */
+    unsigned digit_groups;
     /* One bit per triple of places: set where some vocabulary holds it not (its mask in
      * `triples` is not 0). Few triples of real text are, and the bits fit a cache that
      * the masks do not. */
@@ -521,6 +524,10 @@ typedef struct {
     unsigned char *whole_pairs;   /* per pair of places (a * (n+1) + b): a token */
     unsigned char *whole_triples; /* per triple of places: a token */
 } PairFloors;
+
+/* The bit of a pair's places that says both bytes are ASCII digits: the places of an
+ * alphabet of at most 128 characters are below 129 * 129. */
+#define DIGIT_PAIR 0x8000u
 
 /* Copies a table of one byte per pair (dimensions 2) or triple (3) of places of an
  * alphabet of `size` characters into one indexed by places of `size + 1`. */
@@ -550,13 +557,13 @@ static PyObject *
 floors_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     Py_buffer unmerged, pairs, triples, whole_pairs, whole_triples, places, unopened;
-    int vocabularies;
-    static char *names[] = {"unmerged",      "pairs",  "triples",      "whole_pairs",
+    int vocabularies, digit_groups;
+    static char *names[] = {"unmerged",     "pairs",    "triples",      "whole_pairs",
                             "whole_triples", "places", "vocabularies", "unopened",
-                            NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*y*y*y*y*y*iy*:PairFloors", names,
+                            "digit_groups", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*y*y*y*y*y*iy*i:PairFloors", names,
                                      &unmerged, &pairs, &triples, &whole_pairs, &whole_triples,
-                                     &places, &vocabularies, &unopened)) {
+                                     &places, &vocabularies, &unopened, &digit_groups)) {
         return NULL;
     }
     PyObject *result = NULL;
@@ -578,11 +585,12 @@ floors_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     if (unmerged.len != (1 << 16) || pairs.len != (1 << 16) || unopened.len != (1 << 16) ||
         places.len != 256 || size < 0 || triples.len != cube ||
         whole_triples.len != cube || whole_pairs.len != (Py_ssize_t)size * size ||
-        vocabularies < 0 || vocabularies > 8) {
+        vocabularies < 0 || vocabularies > 8 || digit_groups < 0 ||
+        digit_groups >= (1 << vocabularies)) {
         PyErr_SetString(PyExc_ValueError,
                         "PairFloors takes three pair tables of 65536 bytes, tables of one byte "
                         "per triple, per pair and per triple of the alphabet, the 256 places "
-                        "of the alphabet and 0 to 8 vocabularies");
+                        "of the alphabet, 0 to 8 vocabularies and a mask of theirs");
         goto done;
     }
     PairFloors *self = (PairFloors *)type->tp_alloc(type, 0);
@@ -605,6 +613,7 @@ floors_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     }
     self->vocabularies = vocabularies;
     self->alphabet = size;
+    self->digit_groups = (unsigned)digit_groups;
     for (int b = 0; b < 256; b++) {
         unsigned char place = ((const unsigned char *)places.buf)[b];
         self->places[b] = place == 0xFF ? (unsigned char)size : place;
@@ -618,6 +627,9 @@ floors_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     for (unsigned key = 0; key < (1u << 16); key++) {
         self->by_pair[key].places =
             (uint16_t)(self->places[key & 0xFF] * wide + self->places[key >> 8]);
+        if ((unsigned)((key & 0xFF) - '0') < 10u && (unsigned)((key >> 8) - '0') < 10u) {
+            self->by_pair[key].places |= DIGIT_PAIR;
+        }
         self->by_pair[key].unmerged = ((const unsigned char *)unmerged.buf)[key];
         self->by_pair[key].unheld = ((const unsigned char *)pairs.buf)[key];
         self->by_pair[key].unopened = ((const unsigned char *)unopened.buf)[key];
@@ -656,21 +668,20 @@ typedef struct {
     unsigned char exact; /* the gap's exact cuts: `_exact_cuts` in boundaries.py */
 } RunMasks;
 
+/* The masks of a run's characters; `exact`: the exact cuts of its gaps, as the pass
+ * found them (exact[g] between run[g] and run[g + 1]). */
 static void
 run_masks(const PairFloors *self, const unsigned char *run, Py_ssize_t length,
-          unsigned entering, RunMasks *masks)
+          const unsigned char *exact, RunMasks *masks)
 {
     Py_ssize_t wide = self->alphabet + 1;
-    unsigned exact = entering;
     for (Py_ssize_t i = 1; i <= length; i++) {
         RunMasks m = {0, 0, 0, 0, 0};
         Py_ssize_t c = self->places[run[i - 1]];
         if (i >= 2) {
             Py_ssize_t b = self->places[run[i - 2]];
-            unsigned key = run[i - 2] | (unsigned)run[i - 1] << 8;
-            m.unheld_pair = self->by_pair[key].unheld;
-            exact = m.unheld_pair | (exact & self->by_pair[key].unopened);
-            m.exact = (unsigned char)exact;
+            m.unheld_pair = self->by_pair[run[i - 2] | (unsigned)run[i - 1] << 8].unheld;
+            m.exact = exact[i - 2];
             m.whole_pair = self->whole_pairs[b * wide + c];
             if (i >= 3) {
                 Py_ssize_t key = ((Py_ssize_t)self->places[run[i - 3]] * wide + b) * wide + c;
@@ -743,12 +754,12 @@ typedef struct {
 /* Adds to `more` what the fewest pieces of the run of alphabet characters ending at
  * data[end - 1] force beyond its cuts, for each vocabulary of `vocabularies` (a mask);
  * 0, or -1 with MemoryError set. Only runs whose triples cut twice come here, so their
- * start and their cuts are found again here rather than kept for every run.
- * `closed_start` and `closed_end`: the vocabularies with an exact cut (or the text's
- * start or end) before and after the run. */
+ * start and their cuts are found again here rather than kept for every run, but for
+ * the exact cuts of the text's gaps (`exact_of_gap[i]`: between data[i - 1] and
+ * data[i]), whose chains reach back before the run. */
 static int
-close_run(const PairFloors *self, const unsigned char *data, Py_ssize_t end,
-          unsigned closed_start, unsigned closed_end, unsigned vocabularies, Py_ssize_t *more,
+close_run(const PairFloors *self, const unsigned char *data, Py_ssize_t size, Py_ssize_t end,
+          const unsigned char *exact_of_gap, unsigned vocabularies, Py_ssize_t *more,
           RunScratch *scratch)
 {
     Py_ssize_t start = end - 1;
@@ -773,7 +784,11 @@ close_run(const PairFloors *self, const unsigned char *data, Py_ssize_t end,
         scratch->window = least + capacity;
         scratch->capacity = capacity;
     }
-    run_masks(self, data + start, length, closed_start, scratch->masks);
+    run_masks(self, data + start, length, exact_of_gap + start + 1, scratch->masks);
+    /* The vocabularies with a known token boundary before and after the run: the text
+     * starts or ends there, or an exact cut. */
+    unsigned closed_start = start == 0 ? 0xFFu : exact_of_gap[start];
+    unsigned closed_end = end == size ? 0xFFu : exact_of_gap[end];
     /* The run's cuts, as the pass made them: gap g lies between run[g] and run[g + 1]. */
     Py_ssize_t inside[8] = {0};
     unsigned before = 0;
@@ -838,25 +853,47 @@ floors_counts(PairFloors *self, PyObject *const *args, Py_ssize_t nargs)
      * its pair, or where the gap before was such a cut (`exact_before`; the text's start
      * is a boundary) and no token opens with its pair. */
     unsigned exact_before = 0xFFu;
-    /* The exact cuts of the gap before the current run of alphabet characters: the last
-     * gap after a byte outside the alphabet (the text's start before the first). */
-    unsigned run_entering = 0xFFu;
+    /* The exact cuts of every gap, for the runs whose pieces are counted: on the stack
+     * for a short text. */
+    unsigned char exact_on_stack[4096];
+    unsigned char *exact_of_gap = exact_on_stack;
+    if (size > (Py_ssize_t)sizeof exact_on_stack) {
+        exact_of_gap = PyMem_Malloc((size_t)size);
+        if (exact_of_gap == NULL) {
+            return PyErr_NoMemory();
+        }
+    }
     /* The places of the two bytes before the current one, as a pair of places: read
      * with the pair before. */
     Py_ssize_t pair_places = n * wide + self->places[data[0]];
-    Py_ssize_t previous_place = self->places[data[0]];
+    /* The digits of the current run of ASCII digits up to data[i - 1], modulo 3, and
+     * whether the run is counted (it follows ASCII or starts the text). */
+    unsigned digits_seen = 0, digits_counted = 1;
     int failed = 0;
     for (Py_ssize_t i = 1; i < size; i++) {
         Py_ssize_t place = self->places[data[i]];
         unsigned key = data[i - 1] | (unsigned)data[i] << 8;
         unsigned paired = self->by_pair[key].unheld | (exact_before & self->by_pair[key].unopened);
+        /* A pair of digits is flagged in its places: most text has few, and a count
+         * carried from byte to byte at every byte slowed the pass by a tenth. */
+        if (self->by_pair[key].places & DIGIT_PAIR) {
+            digits_seen = digits_seen == 2 ? 0 : digits_seen + 1;
+            if (digits_seen == 0 && digits_counted) {
+                paired |= self->digit_groups;
+            }
+        }
+        else { /* a run of digits after this gap starts counted if it follows ASCII */
+            digits_seen = 0;
+            digits_counted = data[i - 1] < 0x80;
+        }
         exact_before = paired;
+        exact_of_gap[i] = (unsigned char)paired;
         Py_ssize_t triple = pair_places * wide + place;
         unsigned tripled = 0;
         if (self->unheld_somewhere[triple >> 6] >> (triple & 63) & 1) {
             tripled = self->triples[triple] & ~before & ~paired;
         }
-        pair_places = self->by_pair[key].places;
+        pair_places = self->by_pair[key].places & ~DIGIT_PAIR;
         unsigned cut = paired | tripled;
         unsigned char unmerged = self->by_pair[key].unmerged;
         if (data[i - 1] >= 0x80 && data[i] < 0x80) {
@@ -878,25 +915,23 @@ floors_counts(PairFloors *self, PyObject *const *args, Py_ssize_t nargs)
         if (run_triples && place == n) { /* a run its triples cut ended before this byte */
             unsigned closing = run_twice & wanted;
             if (closing &&
-                close_run(self, data, i, run_entering, paired, closing, more, &scratch) < 0) {
+                close_run(self, data, size, i, exact_of_gap, closing, more, &scratch) < 0) {
                 failed = 1;
                 break;
             }
             run_triples = run_twice = 0;
         }
-        /* Without a branch: whether the byte before is outside the alphabet is as
-         * irregular as the text. */
-        unsigned outside = 0u - (unsigned)(previous_place == n);
-        run_entering = (paired & outside) | (run_entering & ~outside);
-        previous_place = place;
         before = cut;
     }
     if (!failed && (run_twice & wanted) &&
-        close_run(self, data, size, run_entering, 0xFFu, run_twice & wanted, more, &scratch) < 0) {
+        close_run(self, data, size, size, exact_of_gap, run_twice & wanted, more, &scratch) < 0) {
         failed = 1;
     }
     PyMem_Free(scratch.least);
     PyMem_Free(scratch.masks);
+    if (exact_of_gap != exact_on_stack) {
+        PyMem_Free(exact_of_gap);
+    }
     if (failed) {
         return NULL;
     }

@@ -188,13 +188,15 @@ class ForcedTables:
     ``TRIPLE_ALPHABET`` (``(a * n + b) * n + c`` of their places, n the alphabet's
     size), set where no token holds it; ``whole_pairs`` (``a * n + b``) and
     ``whole_triples``, set where a token is exactly those characters; ``unopened``, per
-    pair of bytes, set where no token begins with it."""
+    pair of bytes, set where no token begins with it; and ``digit_groups``, the
+    vocabularies whose pre-tokenizer cuts a run of digits after every third."""
 
     pairs: bytes
     triples: bytes
     whole_pairs: bytes
     whole_triples: bytes
     unopened: bytes
+    digit_groups: int = 0
 
 
 def forced_boundary_tables(
@@ -203,14 +205,16 @@ def forced_boundary_tables(
     pair_tokens: Sequence[str],
     whole_triples: Sequence[bytes],
     opening_pairs: Sequence[bytes],
+    groups_digits: Sequence[bool] = (),
 ) -> ForcedTables:
     """The tables of ``reference_forced_boundaries`` for at most 8 vocabularies, from
     each one's bitmap of the pairs of bytes its tokens hold (``joined_pairs[v]``,
     ``neighbours.joined_pair_bitmap``, 65536 bits), of the triples of alphabet
     characters they hold (``joined_triple_bitmap``), its two-character ASCII tokens
     (``pair_tokens[v]``, concatenated), its bitmap of three-character tokens
-    (``whole_triple_bitmap``) and its bitmap of the pairs its tokens begin with
-    (``opening_pair_bitmap``)."""
+    (``whole_triple_bitmap``), its bitmap of the pairs its tokens begin with
+    (``opening_pair_bitmap``) and whether its pre-tokenizer cuts runs of digits in
+    threes (``groups_digits[v]``; none where not given)."""
     count = len(joined_pairs)
     if count > 8 or not (
         count == len(joined_triples) == len(pair_tokens) == len(whole_triples) == len(opening_pairs)
@@ -239,6 +243,7 @@ def forced_boundary_tables(
         whole_pairs=bytes(whole_pairs),
         whole_triples=_by_entry(whole_triples, TRIPLES, clear=False),
         unopened=_by_entry(opening_pairs, 1 << 16, clear=True),
+        digit_groups=sum(1 << v for v, groups in enumerate(groups_digits) if groups),
     )
 
 
@@ -276,21 +281,22 @@ def reference_forced_boundaries(
     if not data:
         return (0,) * vocabularies
     every = (1 << vocabularies) - 1
-    exact = _exact_cuts(tables, data, every)
+    exact = _exact_cuts(tables, data)
     masks = collections.Counter(exact)
     beyond = [0] * vocabularies
-    # A run's cuts follow from it and from the cuts known before and after it (gap g
-    # lies between data[g] and data[g + 1]).
+    # A run's cuts follow from it, its exact cuts and the cuts known before and after
+    # it (gap g lies between data[g] and data[g + 1]).
     runs = collections.Counter(
         (
             run.group(),
+            tuple(exact[run.start() : run.end() - 1]),
             every if run.start() == 0 else exact[run.start() - 1],
             every if run.end() == len(data) else exact[run.end() - 1],
         )
         for run in _ALPHABET_RUNS.finditer(data)
     )
-    for (run, closed_start, closed_end), times in runs.items():
-        added, more = _run_cuts(tables, vocabularies, run, closed_start, closed_end)
+    for (run, inside, closed_start, closed_end), times in runs.items():
+        added, more = _run_cuts(tables, vocabularies, run, inside, closed_start, closed_end)
         for mask, n in added.items():
             masks[mask] += n * times
         beyond = [b + m * times for b, m in zip(beyond, more, strict=True)]
@@ -300,19 +306,34 @@ def reference_forced_boundaries(
     )
 
 
-def _exact_cuts(tables: ForcedTables, data: bytes, entering: int) -> list[int]:
+def _exact_cuts(tables: ForcedTables, data: bytes) -> list[int]:
     """Per gap of ``data`` (gap g between ``data[g]`` and ``data[g + 1]``), the
     vocabularies that cut it on any split: where no token holds its pair
-    (``tables.pairs``), or where the gap before is such a cut and no token begins with
-    its pair (``tables.unopened``): the token after a cut starts there. ``entering``:
-    the vocabularies that cut before ``data[0]`` (every one at the text's start)."""
+    (``tables.pairs``); where the gap before is such a cut (or the text's start) and no
+    token begins with its pair (``tables.unopened``), as the token after a cut starts
+    there; and, for ``tables.digit_groups``, after every third digit of a run of ASCII
+    digits, as their pre-tokenizers take digits one to three at a time from the first
+    (a run after a character beyond ASCII is left out: it may be a digit too)."""
     exact = []
-    before = entering
+    before = (1 << 8) - 1
+    digits = 0  # of the run ending at data[g], 0 where it is not counted
     for g in range(len(data) - 1):
-        key = data[g] | data[g + 1] << 8
+        a, b = data[g], data[g + 1]
+        if a not in _DIGITS:
+            digits = 0
+        elif g > 0 and data[g - 1] in _DIGITS:
+            digits = digits + 1 if digits else 0
+        else:
+            digits = 1 if g == 0 or data[g - 1] < 0x80 else 0
+        key = a | b << 8
         before = tables.pairs[key] | (before & tables.unopened[key])
+        if digits and digits % 3 == 0 and b in _DIGITS:
+            before |= tables.digit_groups
         exact.append(before)
     return exact
+
+
+_DIGITS: Final = frozenset(b"0123456789")
 
 
 PIECES_AFTER: Final = 2
@@ -328,7 +349,12 @@ _ALPHABET_RUNS: Final = re.compile(b"[" + re.escape(TRIPLE_ALPHABET) + b"]{3,}")
 
 
 def _run_cuts(
-    tables: ForcedTables, vocabularies: int, run: bytes, closed_start: int, closed_end: int
+    tables: ForcedTables,
+    vocabularies: int,
+    run: bytes,
+    exact: Sequence[int],
+    closed_start: int,
+    closed_end: int,
 ) -> tuple[collections.Counter[int], list[int]]:
     """The cuts the triples of ``run`` (alphabet characters) add to its exact cuts
     (``_exact_cuts``), counted by mask, and per vocabulary the boundaries its pieces
@@ -338,11 +364,10 @@ def _run_cuts(
     run is cut into its fewest pieces. ``closed_start`` and ``closed_end``: the
     vocabularies for which a token boundary is known before and after the run (the text
     ends there, or an exact cut), whose first or last piece is then a whole token too;
-    the run's exact cuts chain from ``closed_start``."""
+    ``exact``: the exact cuts of the run's gaps."""
     triples = tables.triples
     added: collections.Counter[int] = collections.Counter()
     places = run.translate(_ALPHABET_INDEX)
-    exact = _exact_cuts(tables, run, closed_start)
     before = exact[0]  # the cuts of the gap before
     cuts = collections.Counter((before,))  # every gap's cuts, by mask
     for i in range(1, len(run) - 1):
@@ -452,5 +477,6 @@ def pair_floor_counter(unmerged: bytes, tables: ForcedTables, vocabularies: int)
         _ALPHABET_INDEX,
         vocabularies,
         tables.unopened,
+        tables.digit_groups,
     ).counts
     return counts

@@ -580,6 +580,10 @@ _SPLITS_CAMEL_CASE: Final = frozenset({"o200k"})
 o200k_base's pattern takes a word as capitals then lower-case letters (``getValue`` is
 ``get`` and ``Value`` before any merge); cl100k, DeepSeek V4 and Qwen take a run of
 letters whole."""
+_GROUPS_DIGITS: Final = frozenset({"cl100k", "o200k", "deepseek_v4"})
+"""The vocabularies whose pre-tokenizer takes a run of digits one to three at a time
+(``\\p{N}{1,3}``), so that "6908665430" is "690", "866", "543", "0" before any merge; Qwen's
+takes one digit at a time, and no token of it holds two."""
 _COMPOSES: Final = tuple(v == "qwen3" for v in FLOOR_VOCABULARIES)
 """Per vocabulary of ``FLOOR_VOCABULARIES``: whether its tokenizer puts text in Unicode
 normal form C before encoding (Qwen's does: a compatibility ideograph becomes the
@@ -897,6 +901,7 @@ def _forced_tables(tables: Mapping[str, Any]) -> ForcedTables:
         [tables["ascii_pair_tokens"][v] for v in FLOOR_VOCABULARIES],
         [_bitmap(tables["whole_triples"][v]) for v in FLOOR_VOCABULARIES],
         [_bitmap(tables["opening_pairs"][v]) for v in FLOOR_VOCABULARIES],
+        [v in _GROUPS_DIGITS for v in FLOOR_VOCABULARIES],
     )
 
 
