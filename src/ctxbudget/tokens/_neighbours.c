@@ -507,11 +507,12 @@ typedef struct {
     int alphabet;              /* the alphabet's size n: places 0..n-1, n outside it */
     /* Per pair of bytes (the first | the second << 8), read at once: */
     struct {
-        uint16_t places;        /* its places as a pair of places: a * (n+1) + b, with
-                                   DIGIT_PAIR set for two ASCII digits */
+        uint16_t places;        /* its places as a pair of places: a * (n+1) + b */
         unsigned char unmerged; /* its mask in the unmerged table */
         unsigned char unheld;   /* the vocabularies none of whose tokens holds it */
         unsigned char unopened; /* ... begins with it */
+        unsigned char digits;   /* 1 for two ASCII digits */
+        unsigned char unused;   /* eight bytes an entry: an index is a shift */
     } *by_pair;
     /* The vocabularies whose pre-tokenizer cuts a run of digits after every third. */
     unsigned digit_groups;
@@ -524,10 +525,6 @@ typedef struct {
     unsigned char *whole_pairs;   /* per pair of places (a * (n+1) + b): a token */
     unsigned char *whole_triples; /* per triple of places: a token */
 } PairFloors;
-
-/* The bit of a pair's places that says both bytes are ASCII digits: the places of an
- * alphabet of at most 128 characters are below 129 * 129. */
-#define DIGIT_PAIR 0x8000u
 
 /* Copies a table of one byte per pair (dimensions 2) or triple (3) of places of an
  * alphabet of `size` characters into one indexed by places of `size + 1`. */
@@ -627,9 +624,8 @@ floors_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     for (unsigned key = 0; key < (1u << 16); key++) {
         self->by_pair[key].places =
             (uint16_t)(self->places[key & 0xFF] * wide + self->places[key >> 8]);
-        if ((unsigned)((key & 0xFF) - '0') < 10u && (unsigned)((key >> 8) - '0') < 10u) {
-            self->by_pair[key].places |= DIGIT_PAIR;
-        }
+        self->by_pair[key].digits =
+            (unsigned)((key & 0xFF) - '0') < 10u && (unsigned)((key >> 8) - '0') < 10u;
         self->by_pair[key].unmerged = ((const unsigned char *)unmerged.buf)[key];
         self->by_pair[key].unheld = ((const unsigned char *)pairs.buf)[key];
         self->by_pair[key].unopened = ((const unsigned char *)unopened.buf)[key];
@@ -867,24 +863,25 @@ floors_counts(PairFloors *self, PyObject *const *args, Py_ssize_t nargs)
      * with the pair before. */
     Py_ssize_t pair_places = n * wide + self->places[data[0]];
     /* The digits of the current run of ASCII digits up to data[i - 1], modulo 3, and
-     * whether the run is counted (it follows ASCII or starts the text). */
+     * whether the run is counted (it follows ASCII or starts the text): kept from one
+     * pair of digits to the next, as most text has few. */
     unsigned digits_seen = 0, digits_counted = 1;
     int failed = 0;
     for (Py_ssize_t i = 1; i < size; i++) {
         Py_ssize_t place = self->places[data[i]];
         unsigned key = data[i - 1] | (unsigned)data[i] << 8;
         unsigned paired = self->by_pair[key].unheld | (exact_before & self->by_pair[key].unopened);
-        /* A pair of digits is flagged in its places: most text has few, and a count
-         * carried from byte to byte at every byte slowed the pass by a tenth. */
-        if (self->by_pair[key].places & DIGIT_PAIR) {
-            digits_seen = digits_seen == 2 ? 0 : digits_seen + 1;
+        if (self->by_pair[key].digits) {
+            if (i >= 2 && (unsigned)(data[i - 2] - '0') < 10u) {
+                digits_seen = digits_seen == 2 ? 0 : digits_seen + 1;
+            }
+            else { /* data[i - 1] starts the run */
+                digits_seen = 1;
+                digits_counted = i < 2 || data[i - 2] < 0x80;
+            }
             if (digits_seen == 0 && digits_counted) {
                 paired |= self->digit_groups;
             }
-        }
-        else { /* a run of digits after this gap starts counted if it follows ASCII */
-            digits_seen = 0;
-            digits_counted = data[i - 1] < 0x80;
         }
         exact_before = paired;
         exact_of_gap[i] = (unsigned char)paired;
@@ -893,7 +890,7 @@ floors_counts(PairFloors *self, PyObject *const *args, Py_ssize_t nargs)
         if (self->unheld_somewhere[triple >> 6] >> (triple & 63) & 1) {
             tripled = self->triples[triple] & ~before & ~paired;
         }
-        pair_places = self->by_pair[key].places & ~DIGIT_PAIR;
+        pair_places = self->by_pair[key].places;
         unsigned cut = paired | tripled;
         unsigned char unmerged = self->by_pair[key].unmerged;
         if (data[i - 1] >= 0x80 && data[i] < 0x80) {
