@@ -396,6 +396,27 @@ def test_mongolian_prose_is_not_underpriced() -> None:
     assert_not_fooled(mongolian * 20)
 
 
+EVERYDAY_RUSSIAN = (
+    "Вчера вечером мы долго обсуждали новый проект. Команда решила переписать модуль "
+    "обработки запросов, потому что старый код работал слишком медленно и часто падал при "
+    "большой нагрузке. Руководитель согласился, но попросил сначала подготовить подробный "
+    "план и оценить сроки. Погода в городе меняется быстро: утром светило солнце, днём "
+    "пошёл сильный дождь, а к вечеру снова стало тепло. Жители привыкли к таким переменам "
+    "и всегда берут с собой зонт.\n"
+)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="not yet met: cl100k spends 3.0 tokens on an everyday Russian word of six "
+    "letters, 2.7 on one of the man pages and catalogs the profiles were fitted on, and its "
+    "profile counts such prose at 87-88 % of its count, `generic` at 88-89 % (README, Known "
+    "limits)",
+)
+def test_everyday_russian_prose_is_not_underpriced() -> None:
+    assert_not_fooled(EVERYDAY_RUSSIAN * 3)
+
+
 # -- and is not wasteful on ordinary text -----------------------------------------------------
 
 
