@@ -846,8 +846,9 @@ floors_counts(PairFloors *self, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t n = self->alphabet, wide = n + 1;
     unsigned before = 0; /* the cuts of the gap before */
     /* The exact cuts (`_exact_cuts` in boundaries.py): a gap is cut where no token holds
-     * its pair, or where the gap before was such a cut (`exact_before`; the text's start
-     * is a boundary) and no token opens with its pair. */
+     * its pair, where the gap before was such a cut (`exact_before`; the text's start is
+     * a boundary) and no token opens with its pair, and after every third digit of a run
+     * of ASCII digits for the vocabularies of `digit_groups`. */
     unsigned exact_before = 0xFFu;
     /* The exact cuts of every gap, for the runs whose pieces are counted: on the stack
      * for a short text. */

@@ -31,9 +31,12 @@ base64 word, a cut before a capital (where o200k's pre-tokenizer cuts camel case
 the two letters after it a cut too where no token begins with them (``"tNIPdTg="``:
 ``"Tg"``). The same chain leftwards, before a cut, through pairs no token ends with,
 found next to none of the texts below the guard's share for its time (the floors' pass
-25-35 % slower, waiting for a cut after nearly every character of Chinese text).
+25-35 % slower, waiting for a cut after nearly every character of Chinese text). And a
+pre-tokenizer that takes digits one to three at a time cuts a run of digits after every
+third (``ForcedTables.digit_groups``).
 
-The cuts are found in one pass: a pair no token holds is a cut, and a triple no token
+The cuts are found in one pass: a pair no token holds is a cut (and so is each gap such
+cuts chain to, and each of a run of digits), and a triple no token
 holds that neither its first gap nor its second (a cut already) meets gets a cut at its
 second gap, the rightmost choice, which meets the most triples still to come (the
 greedy choice for points meeting intervals, which is optimal). Where a run's triples
@@ -262,8 +265,9 @@ def reference_forced_boundaries(
     """Per vocabulary (bit of ``tables``), one more than the fewest token boundaries in
     ``data`` (bytes, any length) that its tables force; 0 for empty data.
 
-    First the cuts: one at every pair of bytes its bit marks in ``tables.pairs``; then
-    those the pairs' cuts chain to (``_chained_cuts``); and for every triple of
+    First the cuts: the exact ones (``_exact_cuts``: at every pair of bytes its bit
+    marks in ``tables.pairs``, those such cuts chain to, and those of runs of digits);
+    and for every triple of
     ``TRIPLE_ALPHABET`` characters its bit marks that neither gap meets yet, one at its
     second gap (walking left to right). Then, in a run of
     alphabet characters where triples added ``PIECES_AFTER`` cuts or more, the fewest
@@ -315,7 +319,7 @@ def _exact_cuts(tables: ForcedTables, data: bytes) -> list[int]:
     digits, as their pre-tokenizers take digits one to three at a time from the first
     (a run after a character beyond ASCII is left out: it may be a digit too)."""
     exact = []
-    before = (1 << 8) - 1
+    before = (1 << 8) - 1  # the text's start: a boundary of every vocabulary
     digits = 0  # of the run ending at data[g], 0 where it is not counted
     for g in range(len(data) - 1):
         a, b = data[g], data[g + 1]

@@ -286,9 +286,8 @@ def repeated_units(
         if times < UNITS and not _doubled(data, start, period, length):
             continue
         unit = data[start : start + period].decode("utf-8", "surrogatepass")
-        if (_ordinary(data, start, start + length, common_words) and not _cut_apart(unit)) or _rule(
-            unit, far_merging
-        ):
+        ordinary = _ordinary(data, start, start + length, common_words) and not _cut_apart(unit)
+        if ordinary or _rule(unit, far_merging):
             continue
         found.append(RepeatedUnit(unit, times))
     return tuple(found)
@@ -322,11 +321,12 @@ _LETTER_THEN_MARK: Final = re.compile(r"[A-Za-z][!-/:-@\[-`{-~]")
 
 
 def _cut_apart(unit: str) -> bool:
-    """Whether every vocabulary's pre-tokenizer cuts a run of ``unit`` into its copies:
-    somewhere in the unit, read round (its last character before its first), a letter
-    is followed by a punctuation mark, which no piece spans. Not a unit with a backslash:
-    an escape (``"\\n" * 30``) is one token a copy, and its price alone rounded up is two
-    to some profiles."""
+    """Whether every vocabulary's pre-tokenizer cuts a run of ``unit`` into its copies,
+    each cut alike: somewhere in the unit, read round (its last character before its
+    first), a letter is followed by a punctuation mark, where a piece ends (o200k's ends
+    after a contraction's letters, "'s", the same place in every copy). Not a unit with
+    a backslash: an escape (``"\\n" * 30``) is one token a copy, and its price alone
+    rounded up is two to some profiles."""
     return "\\" not in unit and _LETTER_THEN_MARK.search(unit + unit[:1]) is not None
 
 
