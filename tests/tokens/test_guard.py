@@ -410,10 +410,12 @@ EVERYDAY_RUSSIAN = (
     strict=True,
     reason="not yet met: cl100k spends 3.0 tokens on an everyday Russian word of six "
     "letters, 2.7 on one of the man pages and catalogs the profiles were fitted on, and its "
-    "profile counts such prose at 87-88 % of its count, `generic` at 88-89 % (README, Known "
+    "profile counts such prose at 84-88 % of its count, `generic` at 84-89 % (README, Known "
     "limits)",
 )
 def test_everyday_russian_prose_is_not_underpriced() -> None:
+    """Russian as people write it to each other (not the man pages and catalogs the
+    profiles were fitted on) is held to the guard's share, as every script is."""
     assert_not_fooled(EVERYDAY_RUSSIAN * 3)
 
 
