@@ -39,6 +39,7 @@ from tokens_corpus import (
     Sample,
     adversarial_text,
     agent_text,
+    frequency_prose,
     locale_text,
     other_text,
     read_corpus,
@@ -232,6 +233,7 @@ def main() -> None:
         "eval": dev,
         "agent": agent_text("check"),
         "other": other_text("check") + locale_text("check") + adversarial_text("check"),
+        "prose": frequency_prose("check"),
     }
     report: dict[str, Any] = {}
     for name, samples in sets.items():

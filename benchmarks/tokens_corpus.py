@@ -23,6 +23,7 @@ import collections
 import gzip
 import hashlib
 import importlib.util
+import itertools
 import json
 import os
 import random
@@ -763,6 +764,99 @@ def locale_text(split: str) -> list[Sample]:
                     )
                     taken += 1
     return samples
+
+
+# Languages as wordfreq (a PyPI package of word frequencies from subtitles, Wikipedia,
+# news and the web) lists them: prose drawn word by word at each word's frequency is
+# priced as the language's everyday text is, where the catalogs and man pages above hold
+# the words of software. wordfreq lists Chinese, Japanese and Korean as a segmenter cut
+# them: their words are written back together (``_WRITTEN_TOGETHER``, ``_KOREAN_BOUND``).
+FREQUENCY_LANGUAGES = (
+    "ru", "uk", "bg", "sh", "sl", "pl", "cs", "hu", "fi", "el", "tr", "vi", "de", "fr",
+    "es", "pt", "it", "nl", "sv", "nb", "is", "lt", "ro", "id", "fil", "he", "ar", "fa",
+    "ur", "hi", "bn", "ta", "ko", "zh", "ja",
+)  # fmt: skip
+# Only ever checked: a sibling of each is fitted on (Macedonian of Bulgarian, Slovak of
+# Czech, Latvian of Lithuanian, Danish of Norwegian, Catalan of Spanish, Malay of
+# Indonesian), so the check sees languages the fit did not.
+FREQUENCY_LANGUAGES_CHECKED = ("mk", "sk", "lv", "da", "ca", "ms")
+PER_FREQUENCY_LANGUAGE = 8
+# Written without spaces: words drawn are joined as they come, with the language's own
+# comma and full stop.
+_WRITTEN_TOGETHER = {"zh": ("，", "。"), "ja": ("、", "。")}
+# Korean writes a particle or an ending onto the word before it ("공원" + "을"): a
+# syllable drawn alone, or one of these endings of more, is joined to the word before.
+_KOREAN_BOUND = frozenset(
+    ("에서", "으로", "습니다", "니다", "지만", "는데", "에게", "라고", "한다", "합니다", "까지",
+     "세요", "다고", "면서", "부터", "라는", "어서", "다는", "으면", "해서", "니까", "해야", "보다",
+     "된다", "해요", "네요", "으며", "처럼", "아요", "한테", "는지", "도록", "라도", "다가", "다면",
+     "아서", "인데", "거나", "는다", "어야", "해도", "려고", "인지")
+)  # fmt: skip
+
+
+def frequency_prose(split: str) -> list[Sample]:
+    """Prose of ``PER_FREQUENCY_LANGUAGE`` chunks a language (half long, half short),
+    its words drawn at their frequencies in wordfreq's lists, in sentences of 4-18 words
+    with commas now and then and a capital after each full stop; the halves are drawn
+    with different seeds, and the check has languages of its own."""
+    try:
+        import wordfreq
+    except ImportError as error:  # a fitting and benchmark dependency, not the library's
+        raise SystemExit("frequency_prose needs wordfreq: pip install -e '.[dev]'") from error
+    languages = FREQUENCY_LANGUAGES + (FREQUENCY_LANGUAGES_CHECKED if split == "check" else ())
+    samples: list[Sample] = []
+    for lang in languages:
+        # wordfreq writes every digit as 0 ("2024" is "0000"): such words are left out.
+        frequencies = {
+            word: frequency
+            for word, frequency in wordfreq.get_frequency_dict(lang).items()
+            if not any(c.isdigit() for c in word)
+        }
+        words = list(frequencies)
+        # Summed once: a list of 700,000 words is summed at every draw otherwise.
+        cumulative = list(itertools.accumulate(frequencies.values()))
+        seed = hashlib.sha256(f"{split}:{lang}".encode()).digest()
+        rng = random.Random(seed)
+        for i in range(PER_FREQUENCY_LANGUAGE):
+            size = 3000 if i % 2 == 0 else 400
+            text = _drawn_prose(rng, words, cumulative, size, lang)
+            samples.append(
+                {"category": f"prose_{lang}", "source": f"wordfreq:{lang}:{i}", "text": text}
+            )
+    return samples
+
+
+def _drawn_prose(
+    rng: random.Random, words: list[str], cumulative: list[float], size: int, lang: str
+) -> str:
+    comma, stop = _WRITTEN_TOGETHER.get(lang, (",", "."))
+    paragraphs: list[str] = []
+    length = 0
+    while length < size:
+        sentences = []
+        for _ in range(rng.randrange(2, 7)):
+            drawn = rng.choices(words, cum_weights=cumulative, k=rng.randrange(4, 19))
+            drawn[0] = drawn[0][:1].upper() + drawn[0][1:]
+            for j in range(len(drawn) - 1):
+                if rng.random() < 0.08:
+                    drawn[j] += comma
+            end = stop if lang in _WRITTEN_TOGETHER else rng.choice("....?!")
+            sentences.append(_joined(drawn, lang) + end)
+        paragraphs.append(("" if lang in _WRITTEN_TOGETHER else " ").join(sentences))
+        length += len(paragraphs[-1])
+    return "\n\n".join(paragraphs) + "\n"
+
+
+def _joined(words: list[str], lang: str) -> str:
+    if lang in _WRITTEN_TOGETHER:
+        return "".join(words)
+    if lang != "ko":
+        return " ".join(words)
+    out = words[0]
+    for word in words[1:]:
+        bound = word in _KOREAN_BOUND or (len(word) == 1 and "\uac00" <= word <= "\ud7a3")
+        out += word if bound and not out.endswith(",") else " " + word
+    return out
 
 
 def _random_text(rng: random.Random, first: int, last: int, size: int) -> str:

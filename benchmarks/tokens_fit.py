@@ -49,6 +49,7 @@ from tokens_corpus import (
     Sample,
     adversarial_text,
     agent_text,
+    frequency_prose,
     load_shared,
     locale_text,
     other_text,
@@ -525,6 +526,7 @@ def fitting_samples(corpus: str) -> list[Sample]:
         + other_text("fit")
         + agent_text("fit")
         + locale_text("fit")
+        + frequency_prose("fit")
         + adversarial_text("fit")
     )
 
@@ -555,6 +557,11 @@ text 4.4-5.2 % -> 3.8-4.6 %, at +0.3-0.8 points on the dev corpus's ja and up to
 on its json)."""
 
 
+FREQUENCY_PROSE_WEIGHT = 5.0
+"""A chunk of prose drawn at wordfreq's word frequencies (``tokens_corpus.frequency_prose``,
+eight a language)."""
+
+
 AGENT_LIKE = frozenset({"generated_calls"})
 """Generated text weighed as agent traffic: the arguments of short tool calls
 (``tokens_corpus.SHORT_CALLS`` of them), which the transcripts hold of one agent only on
@@ -579,6 +586,8 @@ def sample_weights(samples: list[Sample]) -> list[float]:
     return [
         min(MAX_LOCALE_WEIGHT, PER_LOCALE / per_language[s["category"]])
         if s["category"].startswith("locale_")
+        else FREQUENCY_PROSE_WEIGHT
+        if s["category"].startswith("prose_")
         else 1.0
         if s["category"].startswith("adversarial_")
         else WEB_WEIGHT

@@ -24,10 +24,11 @@ Two tables, both proxies for "how common is this piece of text":
   1 to 48 copies of each ASCII punctuation mark and letter (``ascii_run_costs``), and what it spends
   on each code point of the emoji plane alone (``own_emoji_plane_costs``).
 * CJK pairs: per vocabulary, the adjacent ideographs its tokens hold (``han_pairs``),
-  and the adjacent kana and CJK forms (``kana_pairs``).
-* Held words: the words of Latin letters, but the common ones, that some vocabulary
-  holds as one token after a space, and what each vocabulary spends on each
-  (``held_words``).
+  the adjacent kana and CJK forms (``kana_pairs``) and the adjacent Hangul syllables
+  (``hangul_pairs``).
+* Held words: the words of Latin, Greek and Russian's Cyrillic letters, but the common
+  ones, that some vocabulary holds as one token after a space, and what each vocabulary
+  spends on each (``held_words``).
 """
 
 from __future__ import annotations
@@ -52,8 +53,8 @@ from ctxbudget.tokens.boundaries import (
     whole_triple_bitmap,
 )
 from ctxbudget.tokens.exact import HFTokenizerCounter, TiktokenCounter
-from ctxbudget.tokens.held_words import LATIN_LETTERS
-from ctxbudget.tokens.learned_pairs import HAN_IDEOGRAPHS, KANA_AND_FORMS
+from ctxbudget.tokens.held_words import WORD_LETTERS
+from ctxbudget.tokens.learned_pairs import HAN_IDEOGRAPHS, HANGUL_SYLLABLES, KANA_AND_FORMS
 from ctxbudget.tokens.neighbours import joined_pair_bitmap
 from ctxbudget.tokens.repeats import PRICED_CHARACTERS
 
@@ -117,15 +118,18 @@ def upper_case_tokens(pieces: dict[str, list[str]], common_words: list[str]) -> 
     ]
 
 
+_BASE_36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
 def held_words(
     pieces: dict[str, list[str]], counters: list[Any], common_words: list[str]
 ) -> dict[str, str]:
-    """Words of Latin letters that some vocabulary holds as one token after a space
-    (`` fichier``, `` données``, `` não``), but the common words and single ASCII
-    letters, which other features price; each with what every vocabulary spends on it
-    after a space, one digit each in ``VOCABULARIES`` order (``"1211"``), as
-    ``ctxbudget.tokens.held_words.HeldWords`` reads them."""
-    word = re.compile(f" ([{LATIN_LETTERS}]+)")
+    """Words of Latin, Greek or Cyrillic letters that some vocabulary holds as one token
+    after a space (`` fichier``, `` données``, `` não``, `` сегодня``), but the common
+    words and single ASCII letters, which other features price; each with what every
+    vocabulary spends on it after a space, one digit of base 36 each in ``VOCABULARIES``
+    order (``"1211"``), as ``ctxbudget.tokens.held_words.HeldWords`` reads them."""
+    word = re.compile(f" ([{WORD_LETTERS}]+)")
     common = set(common_words)
     held = sorted(
         {
@@ -140,9 +144,9 @@ def held_words(
     table = {}
     for spelled in held:
         costs = [counter.count(" " + spelled) for counter in counters]
-        if max(costs) > 9:  # one digit each; no such word was seen
+        if max(costs) > 35:  # one digit of base 36 each; no such word was seen
             raise ValueError(f"{spelled!r} costs {costs}: more than a digit holds")
-        table[spelled] = "".join(map(str, costs))
+        table[spelled] = "".join(_BASE_36[cost] for cost in costs)
     return table
 
 
@@ -557,6 +561,7 @@ def main() -> None:
         "joined_byte_pairs": joined_byte_pairs(token_bytes),
         "han_pairs": pairs_held(token_bytes, HAN_IDEOGRAPHS),
         "kana_pairs": pairs_held(token_bytes, KANA_AND_FORMS),
+        "hangul_pairs": pairs_held(token_bytes, HANGUL_SYLLABLES),
         "triple_alphabet": TRIPLE_ALPHABET.decode("ascii"),
         "joined_triples": joined_triples(token_bytes),
         "whole_triples": whole_triples(token_bytes),

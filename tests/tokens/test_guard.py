@@ -383,15 +383,11 @@ def test_prose_of_scripts_that_shared_a_cheaper_price_is_not_underpriced(languag
     assert_not_fooled(PROSE_ONCE_UNDERPRICED[language] * 20)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="not yet met: Mongolian words are mostly letters of Russian's alphabet; with "
-    "every Cyrillic letter of a Kyrgyz or Mongolian text priced as such the guard counts "
-    "this prose at 89 % of the largest count and o200k's profile at 95 % of its own, but "
-    "DeepSeek V4's profile at 78 % and Qwen's at 83 % (docs/tokens.md, Cyrillic beyond "
-    "Russian)",
-)
 def test_mongolian_prose_is_not_underpriced() -> None:
+    """Mongolian words are mostly letters of Russian's alphabet: the words a vocabulary
+    holds whole are priced as such, the rest as a Kyrgyz or Mongolian text's letters
+    (DeepSeek V4's profile counted this at 78 % and Qwen's at 83 % before the held words
+    took in Cyrillic)."""
     mongolian = "Монгол улс нь Зүүн Азид оршдог. Энэ бичвэрийг тоолуурыг шалгах зорилгоор бичсэн. "
     assert_not_fooled(mongolian * 20)
 
@@ -404,19 +400,76 @@ EVERYDAY_RUSSIAN = (
     "пошёл сильный дождь, а к вечеру снова стало тепло. Жители привыкли к таким переменам "
     "и всегда берут с собой зонт.\n"
 )
+# Sentences of our own about a walk in a park, as people write to each other: not the
+# translated menus and man pages of software the profiles were fitted on, whose words
+# the vocabularies hold far more often.
+EVERYDAY_PROSE = {
+    "Russian": EVERYDAY_RUSSIAN,
+    "Russian, a walk": "Вчера мы гуляли в парке и разговаривали о будущем. Дети кормили "
+    "уток, а бабушка читала газету на скамейке. Завтра обещают снег, поэтому нужно найти "
+    "тёплую куртку и перчатки. ",
+    "Ukrainian": "Учора ми гуляли в парку й розмовляли про майбутнє. Діти годували "
+    "качок, а бабуся читала газету на лавці. Завтра обіцяють сніг, тому треба знайти "
+    "теплу куртку. ",
+    "Bulgarian": "Вчера се разхождахме в парка и говорихме за бъдещето. Децата хранеха "
+    "патиците, а баба четеше вестник на пейката. Утре обещават сняг, затова трябва да "
+    "намеря топло яке. ",
+    "Serbian": "Јуче смо шетали парком и причали о будућности. Деца су хранила патке, а "
+    "бака је читала новине на клупи. Сутра најављују снег, па морам да нађем топлу јакну. ",
+    "Greek": "Χθες περπατήσαμε στο πάρκο και μιλήσαμε για το μέλλον. Τα παιδιά τάιζαν τις "
+    "πάπιες και η γιαγιά διάβαζε εφημερίδα στο παγκάκι. Αύριο θα χιονίσει. ",
+    "Korean": "어제 우리는 공원을 산책하면서 미래에 대해 이야기했다. 아이들은 오리에게 "
+    "먹이를 주었고 할머니는 벤치에서 신문을 읽으셨다. 내일은 눈이 온다고 한다. ",
+    "Finnish": "Eilen kävelimme puistossa ja puhuimme tulevaisuudesta. Lapset ruokkivat "
+    "ankkoja, ja isoäiti luki sanomalehteä penkillä. Huomenna sataa lunta. ",
+    "Thai": "เมื่อวานเราเดินเล่นในสวนและคุยกันเรื่องอนาคต เด็กๆ ให้อาหารเป็ด "
+    "ส่วนคุณยายนั่งอ่านหนังสือพิมพ์บนม้านั่ง พรุ่งนี้หิมะจะตก ",
+    "Hebrew": "אתמול טיילנו בפארק ודיברנו על העתיד. הילדים האכילו את הברווזים, וסבתא "
+    "קראה עיתון על הספסל. מחר צפוי שלג, אז אני צריך למצוא מעיל חם. ",
+    "Urdu": "کل ہم پارک میں گھومے اور مستقبل کے بارے میں باتیں کیں۔ بچے بطخوں کو دانہ "
+    "ڈال رہے تھے اور دادی بینچ پر اخبار پڑھ رہی تھیں۔ کل برف پڑنے کا امکان ہے۔ ",
+    "Arabic": "أمس تمشينا في الحديقة وتحدثنا عن المستقبل. كان الأطفال يطعمون البط، وكانت "
+    "الجدة تقرأ الجريدة على المقعد. غدا سيتساقط الثلج. ",
+    "Hindi": "कल हम पार्क में घूमे और भविष्य के बारे में बात की। बच्चे बत्तखों को खाना खिला "
+    "रहे थे और दादी बेंच पर अख़बार पढ़ रही थीं। ",
+    "Turkish": "Dün parkta yürüdük ve gelecek hakkında konuştuk. Çocuklar ördekleri "
+    "besledi, büyükannem bankta gazete okudu. Yarın kar yağacakmış, sıcak bir mont "
+    "bulmam lazım. ",
+    "Polish": "Wczoraj spacerowaliśmy po parku i rozmawialiśmy o przyszłości. Dzieci "
+    "karmiły kaczki, a babcia czytała gazetę na ławce. Jutro ma padać śnieg. ",
+    "Vietnamese": "Hôm qua chúng tôi đi dạo trong công viên và nói chuyện về tương lai. "
+    "Bọn trẻ cho vịt ăn, còn bà ngồi đọc báo trên ghế đá. ",
+    "Chinese": "昨天我们在公园散步，聊了聊未来。孩子们在喂鸭子，奶奶坐在长椅上看报纸。"
+    "明天会下雪，所以我得找一件暖和的外套。",
+    "Japanese": "昨日は公園を散歩しながら将来について話しました。子供たちはアヒルに餌をあげて、"
+    "祖母はベンチで新聞を読んでいました。明日は雪が降るそうです。",
+}
+EVERYDAY_PROSE_NOT_YET = {
+    "Bulgarian": "not yet met: 83 % of DeepSeek V4's count by its profile, 86 % of o200k's, "
+    "87 % of the largest by the guard (README, Known limits)",
+    "Korean": "not yet met: 86 % of cl100k's count by its profile and the guard, whose "
+    "vocabulary holds 62 Hangul words, nearly all of software (README, Known limits)",
+    "Finnish": "not yet met: 81-84 % of every count; long words no vocabulary learned are "
+    "priced by their first four letters and their capitals (README, Known limits)",
+    "Thai": "not yet met: 78 % of Qwen's count by its profile, which prices Thai letters "
+    "at what the translated menus it was fitted on cost (README, Known limits)",
+}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="not yet met: cl100k spends 3.0 tokens on an everyday Russian word of six "
-    "letters, 2.7 on one of the man pages and catalogs the profiles were fitted on, and its "
-    "profile counts such prose at 84-88 % of its count, `generic` at 84-89 % (README, Known "
-    "limits)",
+@pytest.mark.parametrize(
+    "language",
+    [
+        pytest.param(language, marks=pytest.mark.xfail(strict=True, reason=why))
+        if (why := EVERYDAY_PROSE_NOT_YET.get(language))
+        else language
+        for language in EVERYDAY_PROSE
+    ],
 )
-def test_everyday_russian_prose_is_not_underpriced() -> None:
-    """Russian as people write it to each other (not the man pages and catalogs the
-    profiles were fitted on) is held to the guard's share, as every script is."""
-    assert_not_fooled(EVERYDAY_RUSSIAN * 3)
+def test_everyday_prose_is_not_underpriced(language: str) -> None:
+    """Prose as people write it to each other is held to the guard's share, as every
+    script is (everyday Russian, Bulgarian and Korean were counted at 64-78 % of their
+    counts while the profiles knew only the words of software: README, Known limits)."""
+    assert_not_fooled(EVERYDAY_PROSE[language])
 
 
 # -- and is not wasteful on ordinary text -----------------------------------------------------

@@ -15,8 +15,8 @@ from ctxbudget.tokens.features import FEATURE_NAMES, _tables, text_features
 from ctxbudget.tokens.held_words import (
     HELD_COUNT_NAMES,
     HELD_VOCABULARIES,
-    LATIN_LETTERS,
     STAND_IN,
+    WORD_LETTERS,
     HeldWords,
     reference_ascii_stand_in,
 )
@@ -43,7 +43,7 @@ def stand_in_by_definition(table: HeldWords, text: str) -> tuple[str, tuple[int,
     character beyond ASCII, or with a letter beyond ASCII and followed by no letter of
     any script and no combining mark."""
     ascii_word = re.compile("(?<= )[A-Za-z]+(?![A-Za-z]|[^\\x00-\\x7f])")
-    other_word = re.compile(f"(?<= )[{LATIN_LETTERS}]+(?![^\\W\\d_]|[\u0300-\u036f])")
+    other_word = re.compile(f"(?<= )[{WORD_LETTERS}]+(?![^\\W\\d_]|[\u0300-\u036f])")
     found = list(ascii_word.finditer(text)) + [
         m for m in other_word.finditer(text) if not m.group().isascii()
     ]
@@ -69,7 +69,7 @@ def test_every_word_of_the_table_costs_each_vocabulary_what_the_table_says() -> 
     counts = vocabularies()
     tables = _tables()
     for word, costs in shipped().costs.items():
-        assert re.fullmatch(f"[{LATIN_LETTERS}]+", word), word
+        assert re.fullmatch(f"[{WORD_LETTERS}]+", word), word
         assert word.encode() not in tables.common_words, word
         assert len(word) > 1 or not word.isascii(), word
         assert min(costs) == 1, (word, costs)
@@ -93,6 +93,40 @@ def test_a_word_of_the_table_after_a_space_stands_in_as_a_common_word() -> None:
     )
 
 
+def test_russian_and_greek_words_stand_in_as_latin_ones_do() -> None:
+    """The table holds words of Russian's alphabet and of Greek after a space (cl100k
+    spends four tokens on `` сегодня``, the others one): they stand in, and their costs
+    count, as a French word's do; a cost of ten or more tokens is a digit of base 36."""
+    table = HeldWords.from_table({"сегодня": "4111", "είναι": "4111", "Ανακτήθηκε": "b413"})
+    assert stand_in(table, "мы сегодня, είναι. x Ανακτήθηκε") == (
+        "мы the, the. x the",
+        (3 + 3 + 10, 0 + 0 + 3, 0, 0 + 0 + 2, 3 + 3 + 10),
+    )
+
+
+def test_no_word_of_the_table_writes_a_cyrillic_letter_russian_does_not() -> None:
+    """Which language a Cyrillic text is in, and so the price of its letters, is read
+    from the letters Russian does not write (``ї``, ``ј``, ``ү``, ``қ``): a word that
+    holds one stays for the letter features to see, where a Kazakh text whose Kazakh
+    letters stood in would read as Mongolian."""
+    russian = set("абвгдеёжзийклмнопрстуфхцчшщъыьэюя")
+    for word in shipped().costs:
+        cyrillic = {c.lower() for c in word if "\u0400" <= c <= "\u04ff"}
+        assert cyrillic <= russian, word
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x сегодняү",  # goes on with a letter Russian does not write
+        "x Зүүн",  # holds one
+    ],
+)
+def test_cyrillic_words_beyond_russian_are_left_to_the_letter_features(text: str) -> None:
+    table = HeldWords.from_table({"сегодня": "4111", "Зүүн": "2211"})
+    assert stand_in(table, text) == (text, NONE)
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -114,7 +148,9 @@ def test_words_not_whole_or_not_after_a_space_are_left_to_the_other_features(tex
 
 PIECES = st.one_of(
     st.sampled_from(sorted(shipped().costs)[::200]),
-    st.sampled_from([" ", "  ", "\n", "_", ",", "3", "a", "é", "ж", "\u0301", "x y", "de "]),
+    st.sampled_from(
+        [" ", "  ", "\n", "_", ",", "3", "a", "é", "ж", "ү", "σ", "\u0301", "x y", "de "]
+    ),
     st.text(st.characters(min_codepoint=0x20, max_codepoint=0x2FF), max_size=8),
     st.text(st.characters(exclude_categories=("Cs",)), max_size=4),
 )

@@ -11,7 +11,9 @@ from hypothesis import strategies as st
 
 from ctxbudget.tokens.learned_pairs import (
     HAN_IDEOGRAPHS,
+    HANGUL_SYLLABLES,
     KANA_AND_FORMS,
+    SCRIPTS_BEYOND_TWO_BYTES,
     TWO_BYTE,
     LearnedPairTable,
     learned_pair_table,
@@ -33,11 +35,13 @@ NOTHING = (0,) * 4  # the counts of a set with no pair
 HAN_CHARACTERS = st.characters(min_codepoint=0x4E00, max_codepoint=0x4E40)
 KANA_CHARACTERS = st.characters(min_codepoint=0x30A0, max_codepoint=0x30C0)
 CYRILLIC = st.characters(min_codepoint=0x430, max_codepoint=0x44F)
+HANGUL = st.characters(min_codepoint=0xAC00, max_codepoint=0xAC20)
 TEXT = st.text(
     st.one_of(
         HAN_CHARACTERS,
         KANA_CHARACTERS,
         CYRILLIC,
+        HANGUL,
         st.sampled_from("中华人民床前明月光 a。\u4dff\ua000ｱ︵ますниé\u07ff\u0800"),
         st.characters(),
     ),
@@ -85,13 +89,15 @@ def test_two_byte_characters_pair_among_themselves() -> None:
 @given(
     TEXT,
     st.lists(
-        st.text(st.one_of(HAN_CHARACTERS, KANA_CHARACTERS, CYRILLIC), min_size=2, max_size=8),
+        st.text(
+            st.one_of(HAN_CHARACTERS, KANA_CHARACTERS, CYRILLIC, HANGUL), min_size=2, max_size=8
+        ),
         max_size=4,
     ),
 )
 def test_the_c_pass_counts_what_the_definition_counts(text: str, words: list[str]) -> None:
     """Any text (surrogates included), any learned pairs of up to four vocabularies in
-    either set."""
+    each of five sets (the most a table holds)."""
     if compiled_extension(warn=False) is None:
         pytest.fail("the C extension is not built: install with a C compiler (make test does)")
 
@@ -107,9 +113,19 @@ def test_the_c_pass_counts_what_the_definition_counts(text: str, words: list[str
             (HAN_IDEOGRAPHS, learned(HAN_IDEOGRAPHS)),
             (KANA_AND_FORMS, learned(KANA_AND_FORMS)),
             (TWO_BYTE, learned(TWO_BYTE)),
+            (SCRIPTS_BEYOND_TWO_BYTES, learned(SCRIPTS_BEYOND_TWO_BYTES)),
+            (HANGUL_SYLLABLES, learned(HANGUL_SYLLABLES)),
         ]
     )
     assert len(both(table, text)) == 1
+
+
+def test_hangul_syllables_pair_among_themselves() -> None:
+    """Vocabulary 0 learned 니다 (as cl100k did, of the words of software), vocabulary 1
+    none: in "합니다 가나" the pairs are 합니, 니다 and 가나, and a space ends a run; 니
+    stands between two pairs vocabulary 1 did not learn."""
+    table = learned_pair_table([(HAN_IDEOGRAPHS, ["", ""]), (HANGUL_SYLLABLES, ["니다", ""])])
+    assert both(table, "합니다 가나") == {(0, 0, 0, 0, 2, 3, 0, 1)}  # two vocabularies
 
 
 @pytest.mark.parametrize(
@@ -122,7 +138,7 @@ def test_the_c_pass_counts_what_the_definition_counts(text: str, words: list[str
         ([(HAN_IDEOGRAPHS, [""]), (HAN_IDEOGRAPHS, [""])], "in two sets"),
         ([(((0x41, 0x5A),), [""])], "not a range of two- or three-byte characters"),
         ([(((0xD000, 0xE000),), [""])], "not a range of two- or three-byte characters"),
-        ([], "1 to 4 sets"),
+        ([], "1 to 5 sets"),
     ],
 )
 def test_a_table_of_anything_but_pairs_of_its_characters_is_refused(

@@ -980,7 +980,7 @@ static PyType_Spec floors_spec = {
  * characters between two such pairs (`reference_unlearned_pairs` in learned_pairs.py
  * defines the counts), looked up in one open-addressing hash table of the learned pairs'
  * keys of every set, in one pass. */
-#define LEARNED_MOST_SETS 4
+#define LEARNED_MOST_SETS 5
 
 typedef struct {
     PyObject_HEAD
@@ -1029,7 +1029,7 @@ learned_pairs_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         members.len != 0x10000 || sets < 1 || sets > LEARNED_MOST_SETS || !sets_named) {
         PyErr_SetString(PyExc_ValueError,
                         "LearnedPairs takes a key of 4 bytes a mask, 0 to 8 vocabularies, a set "
-                        "(0 to sets) for each of 65536 code points and 1 to 4 sets");
+                        "(0 to sets) for each of 65536 code points and 1 to 5 sets");
         goto done;
     }
     self = (LearnedPairs *)type->tp_alloc(type, 0);

@@ -65,6 +65,7 @@ from ctxbudget.tokens.boundaries import (
 from ctxbudget.tokens.held_words import HELD_COUNT_NAMES, HeldWords
 from ctxbudget.tokens.learned_pairs import (
     HAN_IDEOGRAPHS,
+    HANGUL_SYLLABLES,
     KANA_AND_FORMS,
     SCRIPTS_BEYOND_TWO_BYTES,
     TWO_BYTE,
@@ -228,6 +229,11 @@ FEATURE_NAMES: Final = (
     "lone_kana_o200k",
     "lone_kana_deepseek_v4",
     "lone_kana_qwen3",
+    "unlearned_hangul_pairs_cl100k",
+    "unlearned_hangul_pairs_o200k",
+    "unlearned_hangul_pairs_deepseek_v4",
+    "unlearned_hangul_pairs_qwen3",
+    "urdu_text_letters",
     *HELD_COUNT_NAMES,
 )
 """Feature order, shared by ``text_features`` and every profile.
@@ -442,6 +448,16 @@ those of random katakana words, which the profiles priced at the kana of prose (
 at 64 % of its count); nearly every character of random kana is lone, few of prose (a
 pair unlearned after another is about as rare as the square of their share), so that a
 floor on them prices random kana without moving the price of prose.
+``urdu_text_letters``: the characters of U+0600-U+06FF of a text that writes one of the
+letters Urdu adds to the Arabic alphabet (ٹ ڈ ڑ ں ھ ہ ے ۓ), which DeepSeek V4 and Qwen
+merge far less than Arabic and Farsi: at their shared price, Urdu prose drawn at its
+words' frequencies came out 21 % under DeepSeek V4's count and 14 % under Qwen's.
+``unlearned_hangul_pairs_<vocabulary>``: adjacent Hangul syllables no token of that
+vocabulary holds (``hangul_pairs`` in ``data/feature_tables.json``: 64 pairs for cl100k,
+1,051 for o200k, 385 for DeepSeek V4, 3,906 for Qwen). cl100k's pairs are the words of
+software ("사용", "데이터", "니다"), which fill the translated menus and man pages the
+profiles were fitted on and few sentences people write to each other: priced by the
+syllable alone, everyday Korean came out at 76 % of cl100k's count.
 ``format_controls``: the invisible format controls of General Punctuation (the
 zero-width space, the direction marks, embeddings and isolates, the word joiner and
 invisible operators: U+200B, U+200E, U+200F, U+202A-U+202E, U+2060-U+206F; not the
@@ -594,6 +610,7 @@ _PAIRED_SETS: Final = (
     (KANA_AND_FORMS, "kana_pairs"),
     (TWO_BYTE, "mergeable_pairs"),
     (SCRIPTS_BEYOND_TWO_BYTES, "mergeable_pairs"),
+    (HANGUL_SYLLABLES, "hangul_pairs"),
 )
 """The sets of characters whose pairs are looked up (``ctxbudget.tokens.learned_pairs``),
 with their tables in ``data/feature_tables.json``: per vocabulary for the ideographs and
@@ -611,6 +628,7 @@ def _counts_of(set_place: int, *, lone: bool) -> slice:
 
 _HAN_UNLEARNED: Final = _counts_of(0, lone=False)
 _KANA_LONE: Final = _counts_of(1, lone=True)
+_HANGUL_UNLEARNED: Final = _counts_of(4, lone=False)
 # The pairs any vocabulary learned are every vocabulary's: its first count is the set's.
 _TWO_BYTE_UNLEARNED: Final = _counts_of(2, lone=False).start
 _SCRIPTS_UNLEARNED: Final = _counts_of(3, lone=False).start
@@ -626,6 +644,9 @@ _GREEK_LEADS: Final = (b"\xce", b"\xcf")  # U+0380-U+03FF
 _ARMENIAN_LETTERS: Final = "\u0531-\u058f"
 _HEBREW_LEAD: Final = b"\xd7"  # U+05C0-U+05FF
 _ARABIC_LEADS: Final = (b"\xd8", b"\xd9", b"\xda", b"\xdb")  # U+0600-U+06FF
+# The letters Urdu adds to the Arabic alphabet (also written in Punjabi's Shahmukhi,
+# Sindhi and Kashmiri); Farsi and Arabic write none of them.
+_URDU_LETTERS: Final = re.compile("[\u0679\u0688\u0691\u06ba\u06be\u06c1\u06d2\u06d3]")
 _THAI_BLOCKS: Final = (0x1C,)  # U+0E00-U+0E7F
 _DEVANAGARI_BLOCKS: Final = (0x12,)  # U+0900-U+097F
 _SCRIPT_BLOCKS: Final = (
@@ -1366,11 +1387,15 @@ def _piece_features(
         if beyond_russian and not kyrgyz_mongolian
         else 0
     )
+    arabic = sum(map(data.count, _ARABIC_LEADS)) if other_two_byte else 0
     two_byte_pairs = n[_TWO_BYTE_LEAD_PAIRS]
     script_pairs = n[_THREE_BYTE_SCRIPT_LEAD_PAIRS]
     paired = (
         tables.unlearned_pairs(full)
-        if han > 1 or kana + compatibility_or_fullwidth > 1 or two_byte_pairs + script_pairs
+        if han > 1
+        or kana + compatibility_or_fullwidth > 1
+        or hangul > 1
+        or two_byte_pairs + script_pairs
         else _NO_LEARNED_PAIRS
     )
     # The costly characters alone (a superset of every finer class below), so the
@@ -1452,7 +1477,7 @@ def _piece_features(
         sum(map(data.count, _GREEK_LEADS)) if greek_cyrillic else 0,
         _matched(_ARMENIAN, non_ascii) if other_two_byte or greek_cyrillic else 0,
         data.count(_HEBREW_LEAD) if other_two_byte else 0,
-        sum(map(data.count, _ARABIC_LEADS)) if other_two_byte else 0,
+        arabic,
         *scripts,
         _matched(_NON_RUSSIAN_WORDS, text) if beyond_russian else 0,
         central_asian,
@@ -1461,6 +1486,8 @@ def _piece_features(
         kyrgyz_mongolian,
         *paired[_HAN_UNLEARNED],
         *paired[_KANA_LONE],
+        *paired[_HANGUL_UNLEARNED],
+        arabic if arabic and _URDU_LETTERS.search(non_ascii) else 0,
     )
 
 

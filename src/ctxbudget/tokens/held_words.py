@@ -9,9 +9,10 @@ merges (random letters, ``"\\u0301" * 1000``), so that no text can hide its cost
 the guard: priced so, Portuguese man pages came out 7-8 % over o200k's count, their
 words with an accented letter 38-80 % over and their ASCII words 9-10 %.
 
-A word of the table (``held_words`` in ``data/feature_tables.json``: every word of Latin
-letters some vocabulary holds as one token after a space, but the common words and
-single ASCII letters, with what each of the four spends on it there, measured by
+A word of the table (``held_words`` in ``data/feature_tables.json``: every word of Latin,
+Greek or Cyrillic letters some vocabulary holds as one token after a space, but the
+common words and single ASCII letters, with what each of the four spends on it there,
+measured by
 ``benchmarks/tokens_tables.py``) is priced by what is known of it: ``stand_in`` writes
 a common English word in its place, which every vocabulary spends one token on and the
 word features price as such, and counts per vocabulary the tokens it spends beyond that
@@ -47,8 +48,8 @@ from ctxbudget.tokens.words import SNAKE_VOCABULARIES
 __all__ = [
     "HELD_COUNT_NAMES",
     "HELD_VOCABULARIES",
-    "LATIN_LETTERS",
     "STAND_IN",
+    "WORD_LETTERS",
     "HeldWords",
     "reference_ascii_stand_in",
 ]
@@ -65,11 +66,23 @@ HELD_COUNT_NAMES: Final = (
 table's words beyond the one each stand-in is priced at; then the most any of them
 spends so, word by word (what a guard against the largest count pays)."""
 
-_BEYOND_ASCII_LETTERS: Final = "\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff"
-LATIN_LETTERS: Final = "A-Za-z" + _BEYOND_ASCII_LETTERS
+_BEYOND_ASCII_LETTERS: Final = (
+    "\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u0386\u0388-\u03ff\u0401\u0410-\u044f\u0451"
+    "\u1e00-\u1eff"
+)
+WORD_LETTERS: Final = "A-Za-z" + _BEYOND_ASCII_LETTERS
 """The letters of a word of the table, as a character class: ASCII, Latin-1's letters
-(not ``×`` and ``÷``), Latin Extended-A and -B, and Latin Extended Additional (the
-Vietnamese letters with two marks)."""
+(not ``×`` and ``÷``), Latin Extended-A and -B, the Greek and Coptic block's letters
+(from ``Ά``), the Cyrillic letters of Russian's alphabet, and Latin Extended Additional
+(the Vietnamese letters with two marks). A word with a Cyrillic letter Russian does not
+write (``ї``, ``ј``, ``ү``, ``қ``) is left to the letter features: which language a text is
+in, and so the price of its other Cyrillic letters, is read from those letters
+(``ctxbudget.tokens.features``), and Kazakh held whole as one word would have read as
+Mongolian. Everyday Russian,
+Bulgarian and Greek prose is priced by its words as much as by its letters: a vocabulary
+holds the common ones whole (o200k 8,600 Cyrillic words after a space, cl100k 270) and
+cuts the rest into pieces of two or three letters, so a price per letter that fits the
+man pages of software came out 15-25 % under everyday prose."""
 
 STAND_IN: Final = "the"
 """What a word of the table is written as for the other features: one token of every
@@ -85,15 +98,17 @@ _NONE: Final = (0,) * len(HELD_COUNT_NAMES)
 # every position (the split of French, German and Vietnamese text took 40 % longer).
 _ASCII_WORD: Final = re.compile(" ([A-Za-z]++)(?![^\\x00-\\x7f])")
 # The UTF-8 lead bytes of the table's letters beyond ASCII (U+00C0-U+027F,
-# U+1000-U+1FFF): most texts beyond ASCII hold none (Chinese, Japanese), which ``in``
-# tells them in a fraction of a search for the letters.
-_LEAD_BYTES: Final = tuple(bytes((lead,)) for lead in (*range(0xC3, 0xCA), 0xE1))
+# U+0380-U+04FF, U+1000-U+1FFF): most texts beyond ASCII hold none (Chinese, Japanese),
+# which ``in`` tells them in a fraction of a search for the letters.
+_LEAD_BYTES: Final = tuple(
+    bytes((lead,)) for lead in (*range(0xC3, 0xCA), *range(0xCE, 0xD4), 0xE1)
+)
 # A space and a whole word with a letter beyond ASCII: its ASCII letters, the first
 # letter beyond, and the rest, then no letter of any script and no combining mark. The
 # quantifiers are possessive: a word followed by a letter fails at once, without giving
 # its letters back one by one.
 _WORD_BEYOND_ASCII: Final = re.compile(
-    f" ([A-Za-z]*+[{_BEYOND_ASCII_LETTERS}][{LATIN_LETTERS}]*+)(?![^\\W\\d_]|[\u0300-\u036f])"
+    f" ([A-Za-z]*+[{_BEYOND_ASCII_LETTERS}][{WORD_LETTERS}]*+)(?![^\\W\\d_]|[\u0300-\u036f])"
 )
 
 
@@ -140,9 +155,9 @@ class HeldWords:
 
     @classmethod
     def from_table(cls, table: Mapping[str, str]) -> HeldWords:
-        """From the tables' JSON: each word's costs as a string of one digit per
-        vocabulary (``"1211"``)."""
-        costs = {word: tuple(map(int, digits)) for word, digits in table.items()}
+        """From the tables' JSON: each word's costs as a string of one character per
+        vocabulary, a digit of base 36 (``"1211"``; ``"17a1"`` for ten tokens)."""
+        costs = {word: tuple(int(cost, 36) for cost in digits) for word, digits in table.items()}
         return cls(costs, _ascii_stand_in({w: c for w, c in costs.items() if w.isascii()}))
 
     def stand_in(self, text: str, encoded: bytes | None = None) -> tuple[str, bytes, Counts]:
