@@ -327,6 +327,22 @@ def kana_probes() -> list[str]:
     ]
 
 
+def hangul_probes(vocabulary: str) -> list[str]:
+    """Random Hangul syllables that ``vocabulary`` keeps whole, run together and in words
+    of two to six: each is a token of its own wherever the vocabulary learned no pair
+    with its neighbour, which the floor of ``unlearned_hangul_pairs`` of that vocabulary
+    must cover beyond the fitted price of a syllable (``"는다" * 20``, 40 tokens of
+    cl100k's, was counted 20 when the price of prose alone set it)."""
+    extra = FEATURE_NAMES.index(f"extra_tokens_{vocabulary}")
+    whole = [chr(cp) for cp in range(0xAC00, 0xD7A4) if text_features(chr(cp))[extra] == 0]
+    rng = random.Random(9)
+    run = "".join(rng.choice(whole) for _ in range(3000))
+    words = " ".join(
+        "".join(rng.choice(whole) for _ in range(rng.randrange(2, 7))) for _ in range(700)
+    )
+    return [run, words]
+
+
 def relative_floors(vocabulary: str | None = None) -> dict[str, list[str]]:
     """The features whose floor depends on the fit, each with its probes: the
     ``unlearned_pairs`` of every profile, and a tokenizer's profile the
@@ -337,6 +353,7 @@ def relative_floors(vocabulary: str | None = None) -> dict[str, list[str]]:
     found = {"unlearned_pairs": pair_probes()}
     if vocabulary is not None:
         found[f"lone_kana_{vocabulary}"] = kana_probes()
+        found[f"unlearned_hangul_pairs_{vocabulary}"] = hangul_probes(vocabulary)
     return found
 
 
@@ -557,9 +574,19 @@ text 4.4-5.2 % -> 3.8-4.6 %, at +0.3-0.8 points on the dev corpus's ja and up to
 on its json)."""
 
 
+ADVERSARIAL_WEIGHT = 0.5
+"""What a generated adversarial text weighs. The guard's floors are measured on probes
+of their own, so these texts only keep a price from lying far off; at 1 each, the 22
+soups of random Hangul syllables (over-priced the more a pair of syllables no vocabulary
+learned costs) held the price of those pairs at 0 for o200k, and Korean prose drawn at
+its words' frequencies came out 12.7 % under its count (Qwen's 10.7 %); at 0.5, 8.9 %
+and 7.6 %; at 0.25, 5.8 % and 4.9 %, but the guard's drawn texts below a profile's share
+went 2 -> 4 and 7 -> 10 (seeds 12 and 21: DeepSeek V4's soups of astral characters and
+hex at 84-86 %), which 0.5 keeps at 2 and 7."""
 FREQUENCY_PROSE_WEIGHT = 5.0
 """A chunk of prose drawn at wordfreq's word frequencies (``tokens_corpus.frequency_prose``,
-eight a language)."""
+eight a language): at 2, the fit priced Korean prose 18 % under o200k's count and 15 %
+under Qwen's, which the pairs of syllables could have priced."""
 
 
 AGENT_LIKE = frozenset({"generated_calls"})
@@ -575,8 +602,9 @@ little higher)."""
 
 def sample_weights(samples: list[Sample]) -> list[float]:
     """Agent traffic (and ``AGENT_LIKE`` text) ``AGENT_WEIGHT`` a sample, other prose and code
-    ``PROSE_AND_CODE_WEIGHT``, web pages and style sheets ``WEB_WEIGHT``, generated
-    adversarial text 1, and each language of the
+    ``PROSE_AND_CODE_WEIGHT``, web pages and style sheets ``WEB_WEIGHT``, prose drawn at
+    its words' frequencies ``FREQUENCY_PROSE_WEIGHT``, generated adversarial text
+    ``ADVERSARIAL_WEIGHT``, and each language of the
     translation catalogs ``PER_LOCALE`` in all, however many chunks its catalogs gave,
     up to ``MAX_LOCALE_WEIGHT`` a chunk (Armenian's fit half is three chunks, most
     languages' twelve: weighed 1 each, it was priced 8 % under on both halves)."""
@@ -588,7 +616,7 @@ def sample_weights(samples: list[Sample]) -> list[float]:
         if s["category"].startswith("locale_")
         else FREQUENCY_PROSE_WEIGHT
         if s["category"].startswith("prose_")
-        else 1.0
+        else ADVERSARIAL_WEIGHT
         if s["category"].startswith("adversarial_")
         else WEB_WEIGHT
         if s["category"] in WEB_KINDS

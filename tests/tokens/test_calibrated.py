@@ -229,6 +229,14 @@ def test_cjk_classes() -> None:
     assert found["space_before_non_ascii"] == 1  # before 한
 
 
+def test_hangul_pairs_count_where_a_vocabulary_learned_none() -> None:
+    """cl100k learned 니다 (from "습니다") and not 는다: in "는다 는다 니다" it has two
+    pairs of syllables it did not learn; Qwen learned all three."""
+    found = features("는다 는다 니다")
+    assert found["unlearned_hangul_pairs_cl100k"] == 2
+    assert "unlearned_hangul_pairs_qwen3" not in found
+
+
 _TABLES = json.loads(
     resources.files("ctxbudget.tokens").joinpath("data/feature_tables.json").read_text("utf-8")
 )
