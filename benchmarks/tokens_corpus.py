@@ -1,6 +1,6 @@
 """Text for fitting and checking the calibrated profiles, gathered at run time.
 
-Nothing here is stored in the repository. Two sources:
+Nothing here is stored in the repository. Three sources:
 
 * the dev corpus built by ``../shared/eval/build_corpus.py dev DIR`` (``read_corpus``);
 * ``other_text(split)``: kinds of text the dev corpus does not hold (Python packages
@@ -9,7 +9,10 @@ Nothing here is stored in the repository. Two sources:
   arguments and the arguments of short tool calls, Debian changelogs m-z, Tang/Song
   poetry, and agent transcripts). Files are split by a hash of their path into ``"fit"``
   and ``"check"`` halves (generated text by its seed); transcripts and third-party
-  site-packages code are only ever in ``"check"``.
+  site-packages code are only ever in ``"check"``;
+* ``frequency_prose(split)``: everyday prose of 41 languages, drawn word by word at the
+  frequencies of wordfreq's lists (a PyPI package; only its frequencies are read, and
+  the halves are drawn with seeds of their own).
 
 The reference tokenizers are those of ``../shared/eval/ground_truth.py`` (imported by
 path, so the judge and this benchmark count the same way).

@@ -10,10 +10,10 @@ the guard: priced so, Portuguese man pages came out 7-8 % over o200k's count, th
 words with an accented letter 38-80 % over and their ASCII words 9-10 %.
 
 A word of the table (``held_words`` in ``data/feature_tables.json``: every word of Latin,
-Greek or Cyrillic letters some vocabulary holds as one token after a space, but the
-common words and single ASCII letters, with what each of the four spends on it there,
-measured by
-``benchmarks/tokens_tables.py``) is priced by what is known of it: ``stand_in`` writes
+Greek or Russian's Cyrillic letters some vocabulary holds as one token after a space,
+but the common words and single ASCII letters, with what each of the four spends on it
+there, measured by ``benchmarks/tokens_tables.py``) is priced by what is known of it:
+``stand_in`` writes
 a common English word in its place, which every vocabulary spends one token on and the
 word features price as such, and counts per vocabulary the tokens it spends beyond that
 one (``HELD_COUNT_NAMES``). The stand-in keeps the word's place: the space before it and
@@ -75,14 +75,14 @@ WORD_LETTERS: Final = "A-Za-z" + _BEYOND_ASCII_LETTERS
 (not ``×`` and ``÷``), Latin Extended-A and -B, the Greek and Coptic block's letters
 (from ``Ά``), the Cyrillic letters of Russian's alphabet, and Latin Extended Additional
 (the Vietnamese letters with two marks). A word with a Cyrillic letter Russian does not
-write (``ї``, ``ј``, ``ү``, ``қ``) is left to the letter features: which language a text is
-in, and so the price of its other Cyrillic letters, is read from those letters
-(``ctxbudget.tokens.features``), and Kazakh held whole as one word would have read as
-Mongolian. Everyday Russian,
-Bulgarian and Greek prose is priced by its words as much as by its letters: a vocabulary
-holds the common ones whole (o200k 8,600 Cyrillic words after a space, cl100k 270) and
-cuts the rest into pieces of two or three letters, so a price per letter that fits the
-man pages of software came out 15-25 % under everyday prose."""
+write (``ї``, ``ј``, ``ү``, ``қ``) is left to the letter features: which language a text
+is in, and so the price of its other Cyrillic letters, is read from those letters
+(``ctxbudget.tokens.features``), and a Kazakh word standing in had made Kazakh read as
+Mongolian. Everyday Russian, Bulgarian and Greek prose costs what its words cost as much
+as its letters: a vocabulary holds the common ones whole (o200k 8,600 Cyrillic words
+after a space, cl100k 270) and cuts the rest into pieces of two or three letters, so a
+price per letter that fit the man pages of software came out 11-28 % under everyday
+prose before these words stood in."""
 
 STAND_IN: Final = "the"
 """What a word of the table is written as for the other features: one token of every

@@ -14,17 +14,17 @@ Each set of characters is paired apart (a pair of characters of two sets is not 
 up: Japanese writes kana after kanji at every word), with features of its own
 (``ctxbudget.tokens.features``): the main block of Han ideographs (``HAN_IDEOGRAPHS``);
 kana, CJK symbols and punctuation and the fullwidth, halfwidth, vertical and small
-forms (``KANA_AND_FORMS``); the Hangul syllables (``HANGUL_SYLLABLES``: cl100k holds 62
-pairs of them, all of the words of software, "사용", "데이터", "니다", so a price per
-syllable fitted on translated menus and man pages came out 24 % under everyday Korean);
-and the two-byte characters (``TWO_BYTE``: Latin beyond ASCII, Greek,
+forms (``KANA_AND_FORMS``); the Hangul syllables (``HANGUL_SYLLABLES``: cl100k's tokens
+hold 64 pairs of them, nearly all of the words of software, "사용", "데이터", "니다", so a
+price per syllable fitted on translated menus and man pages came out 24 % under everyday
+Korean); and the two-byte characters (``TWO_BYTE``: Latin beyond ASCII, Greek,
 Cyrillic, Armenian, Hebrew, Arabic...) and the scripts of U+0800-U+1FFF
 (``SCRIPTS_BEYOND_TWO_BYTES``: Indic, Thai, Georgian, Khmer...), whose pairs are looked
 up among those any vocabulary learned.
 
 ``learned_pair_table`` turns each vocabulary's learned pairs of each set (``han_pairs``,
-``kana_pairs``, ``hangul_pairs`` and ``mergeable_pairs`` in ``data/feature_tables.json``, written by
-``benchmarks/tokens_tables.py`` from the tokens of the four vocabularies) into one
+``kana_pairs``, ``hangul_pairs`` and ``mergeable_pairs`` in ``data/feature_tables.json``,
+written by ``benchmarks/tokens_tables.py`` from the tokens of the four vocabularies) into one
 sorted table of pair keys, each with a bit per vocabulary that learned it, and a map of
 each code point to its set. ``reference_unlearned_pairs`` counts, per set and
 vocabulary, the adjacent pairs of the set's characters in a text that it did not learn,
