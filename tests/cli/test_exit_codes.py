@@ -190,3 +190,19 @@ def test_a_multi_line_error_message_is_still_one_line(runner: CliRunner) -> None
     result = runner.invoke(_group_with(probe), ["probe"])
     line = assert_one_error_line(result, "store_unavailable", ExitCode.ERROR)
     assert line.endswith("connection refused Is the server running?")
+
+
+def test_standard_input_that_is_not_utf8_is_one_line_not_a_count(runner: CliRunner) -> None:
+    """Bytes that are no UTF-8 on standard input get the file's error, not a count of
+    whatever the locale decoded them to."""
+    result = runner.invoke(main, ["count", "-"], input=b"\xff\xfe caf\xe9")
+    line = assert_one_error_line(result, "input_unreadable", ExitCode.ERROR)
+    assert "standard input is not UTF-8" in line
+
+
+def test_standard_input_drops_a_byte_order_mark(runner: CliRunner) -> None:
+    """A UTF-8 byte order mark on standard input is not counted, as in a file."""
+    with_mark = runner.invoke(main, ["count", "--counter", "chars4", "-"], input="\ufeffhello")
+    without = runner.invoke(main, ["count", "--counter", "chars4", "-"], input="hello")
+    assert with_mark.exit_code == 0, with_mark.output
+    assert with_mark.output == without.output

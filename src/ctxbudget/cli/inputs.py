@@ -27,7 +27,7 @@ def read_text(path: str) -> str:
     """A file's text, or standard input for ``-``; a UTF-8 byte order mark (as some Windows
     editors write) is dropped, not counted or parsed."""
     if path == "-":
-        return sys.stdin.read().removeprefix("\ufeff")
+        return _stdin_text()
     try:
         return Path(path).read_text("utf-8-sig")
     except IsADirectoryError as error:
@@ -39,6 +39,20 @@ def read_text(path: str) -> str:
     except UnicodeDecodeError as error:
         raise InputUnreadableError(
             f"{path!r} is not UTF-8 text ({error.reason} at byte {error.start}); "
+            "convert it to UTF-8"
+        ) from error
+
+
+def _stdin_text() -> str:
+    """Standard input decoded as files are: strictly, as UTF-8. Read as text, invalid bytes
+    would become whatever the locale's error handler makes of them (surrogates under the
+    C locale) and be counted without a word."""
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InputUnreadableError(
+            f"standard input is not UTF-8 text ({error.reason} at byte {error.start}); "
             "convert it to UTF-8"
         ) from error
 
