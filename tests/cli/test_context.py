@@ -49,11 +49,53 @@ def test_output_reserve_comes_off_the_window(runner: CliRunner, tmp_path: Path) 
     assert shown["free_tokens"] == max(0, 6000 - int(str(shown["input_tokens"])))
 
 
-def test_no_window_means_critical_not_fits(runner: CliRunner, body_path: Path) -> None:
-    shown = _json(runner, str(body_path))
+def test_no_window_means_critical_not_fits(runner: CliRunner, tmp_path: Path) -> None:
+    """A body naming no model, and no --window or --model: the cap is unknown, and an
+    unknown cap reads as critical, never as "fits"."""
+    path = tmp_path / "no_model.json"
+    path.write_text(json.dumps({k: v for k, v in tool_heavy_body().items() if k != "model"}))
+    shown = _json(runner, str(path))
     assert shown["window"] is None
     assert shown["input_cap"] is None
     assert shown["pressure"] == "critical"
+
+
+def test_the_body_s_model_gives_the_window_and_says_so(runner: CliRunner, tmp_path: Path) -> None:
+    """With no --model or --window, a model the body names is looked up as --model would
+    be (its window, output limit and tokenizer), and a note on standard error says so."""
+    path = tmp_path / "body.json"
+    path.write_text(json.dumps({**tool_heavy_body(), "model": "gpt-4o"}), "utf-8")
+    result = runner.invoke(main, ["context", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    as_option = _json(runner, str(path), "--model", "gpt-4o")
+    assert json.loads(result.stdout) == as_option
+    assert as_option["window"] == 128_000
+    assert "note: model gpt-4o from the body (window 128,000)" in result.stderr
+
+
+def test_a_body_s_model_nobody_knows_leaves_the_window_unknown(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    """An unknown model in the body is no error (the body is not an option the user typed),
+    but its window is not guessed: unknown, critical, and a note naming the model."""
+    path = tmp_path / "body.json"
+    path.write_text(json.dumps({**tool_heavy_body(), "model": "house-model-7"}), "utf-8")
+    result = runner.invoke(main, ["context", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.stdout)
+    assert shown["window"] is None
+    assert shown["pressure"] == "critical"
+    assert "house-model-7" in result.stderr
+    assert "window is not" in result.stderr
+
+
+def test_window_wins_over_the_body_s_model(runner: CliRunner, tmp_path: Path) -> None:
+    """--window N is the window, whatever model the body names."""
+    path = tmp_path / "body.json"
+    path.write_text(json.dumps({**tool_heavy_body(), "model": "gpt-4o"}), "utf-8")
+    result = runner.invoke(main, ["context", str(path), "--json", "--window", "9000"])
+    assert json.loads(result.stdout)["window"] == 9000
+    assert "from the body" not in result.stderr
 
 
 def test_pressure_follows_the_kernel_thresholds(runner: CliRunner, body_path: Path) -> None:

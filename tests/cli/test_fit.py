@@ -9,20 +9,44 @@ from click.testing import CliRunner
 
 from ctxbudget.cli import ExitCode, main
 from ctxbudget.enforce import BudgetConfig, enforce_budget
-from ctxbudget.tokens import default_counter
+from ctxbudget.models import model_info
+from ctxbudget.tokens import default_counter, get_counter
 from tests.cli.conftest import RESPONSES_BODY, tool_heavy_body
 
 
-def test_fit_writes_what_enforce_returns(runner: CliRunner, body_path: Path) -> None:
+def test_fit_writes_what_enforce_returns(runner: CliRunner, tmp_path: Path) -> None:
     """The CLI adds nothing: the body written is the library's ``enforce`` result."""
-    result = runner.invoke(main, ["fit", str(body_path), "--max-input", "2500"])
+    body = {k: v for k, v in tool_heavy_body().items() if k != "model"}
+    path = tmp_path / "no_model.json"
+    path.write_text(json.dumps(body), "utf-8")
+    result = runner.invoke(main, ["fit", str(path), "--max-input", "2500"])
     assert result.exit_code == 0, result.output
-    expected = enforce_budget(
-        tool_heavy_body(), BudgetConfig(max_input_tokens=2500), counter=default_counter()
-    )
+    expected = enforce_budget(body, BudgetConfig(max_input_tokens=2500), counter=default_counter())
     assert json.loads(result.stdout) == expected.body
     assert "stages run: turn_trim" in result.stderr
     assert f"-> {expected.estimate_after:,} tokens" in result.stderr
+
+
+def test_fit_reads_the_body_s_model_as_model_would(runner: CliRunner, body_path: Path) -> None:
+    """A model the body names (gpt-4o here) is used as ``--model`` would be: its exact
+    tokenizer guards the budget and its window caps it; a note says where it came from."""
+    from_body = runner.invoke(main, ["fit", str(body_path), "--max-input", "2500"])
+    as_option = runner.invoke(
+        main, ["fit", str(body_path), "--max-input", "2500", "--model", "gpt-4o"]
+    )
+    assert from_body.exit_code == as_option.exit_code == 0, from_body.output
+    assert from_body.stdout == as_option.stdout
+    info = model_info("gpt-4o")
+    expected = enforce_budget(
+        tool_heavy_body(),
+        BudgetConfig(max_input_tokens=2500),
+        counter=get_counter(info.counter_spec),
+        window=info.context_window or 0,
+        output_reserve=info.max_output_tokens or 0,
+    )
+    assert json.loads(from_body.stdout) == expected.body
+    assert "note: model gpt-4o from the body" in from_body.stderr
+    assert "from the body" not in as_option.stderr
 
 
 def test_fit_writes_to_a_file_with_o(runner: CliRunner, body_path: Path, tmp_path: Path) -> None:
@@ -104,8 +128,6 @@ def test_a_budget_is_guarded_by_an_exact_tokenizer_or_the_conservative_default()
     """`fit --model` guards with the model's tokenizer only when it is exact; a calibrated
     estimate of it (Claude's, fitted from usage) gives way to the conservative default."""
     from ctxbudget.cli.options import guard_counter
-    from ctxbudget.models import model_info
-    from ctxbudget.tokens import default_counter
 
     assert guard_counter(None, model_info("gpt-4o")).name.endswith("o200k_base")
     assert guard_counter(None, model_info("claude-sonnet-4-5")).name == default_counter().name

@@ -19,6 +19,7 @@ from ctxbudget.cli.inputs import read_request_body
 from ctxbudget.cli.options import (
     counter_option,
     format_option,
+    model_of_request,
     model_option,
     resolve_counter,
     resolve_format,
@@ -224,13 +225,15 @@ def context(
     if model_name and window:
         raise click.UsageError("give --model NAME or --window N, not both")
     request = load_request(request_path, format_value)
-    model = resolve_model(model_name)
+    model, model_note = (
+        (resolve_model(model_name), None) if window else model_of_request(request.body, model_name)
+    )
     if model is not None and model.context_window is None:
         click.echo(f"note: the window of {model.name} is not known; give --window N", err=True)
     size = window or (model.context_window or 0 if model else 0)
     counter = resolve_counter(counter_spec, model)
     breakdown = breakdown_of(request, counter, size, request_path, model)
-    for note in (ignored_limit_note(request), reserve_note(breakdown)):
+    for note in (model_note, ignored_limit_note(request), reserve_note(breakdown)):
         if note is not None:
             click.echo(f"note: {note}", err=True)
     if as_json:

@@ -18,9 +18,9 @@ from ctxbudget.cli.options import (
     counter_option,
     format_option,
     guard_counter,
+    model_of_request,
     model_option,
     resolve_format,
-    resolve_model,
 )
 from ctxbudget.enforce import (
     BUDGET_EXCEEDED,
@@ -174,14 +174,15 @@ def fit(
 ) -> None:
     """Fit a request to its budget: write the body to send, or refuse (exit 3).
 
-    With --model, the model's window caps the budget (minus the output reserve) and a
-    request near its price cliff is trimmed as under cost pressure.
+    With --model (or a model the body names that ctxbudget.models knows), the model's
+    window caps the budget (minus the output reserve) and a request near its price cliff
+    is trimmed as under cost pressure.
     """
     sink = _StderrSink()
     config = _config(config_path, max_input, sink)
     archive = _archive(archive_dir)
-    model = resolve_model(model_name)
     body = read_request_body(request_path)
+    model, model_note = model_of_request(body, model_name)
     cliff = next_price_tier(model, 0) if model is not None else None
     request_format = resolve_format(body, format_value)
     window = (model.context_window or 0) if model is not None else 0
@@ -199,6 +200,8 @@ def fit(
         archive=archive,
     )
     write_text(output, json.dumps(result.body, ensure_ascii=False, indent=1) + "\n")
+    if model_note is not None:
+        click.echo(f"note: {model_note}", err=True)
     cap = input_cap(parse_request(body, request_format), window, default_output=reserve)
     _report(result, _budget_text(config, cap, model), sink, archive)
 

@@ -9,7 +9,13 @@ from typing import Any, TypeVar
 
 import click
 
-from ctxbudget.errors import FormatError, ProfileError, UnknownCounterError
+from ctxbudget.errors import (
+    FormatError,
+    MissingExtraError,
+    ProfileError,
+    UnknownCounterError,
+    UnknownModelError,
+)
 from ctxbudget.formats import FORMAT_NAMES, FormatName, detect_format
 from ctxbudget.ledger import DEFAULT_SQLITE_PATH
 from ctxbudget.models import ModelInfo, model_info
@@ -32,6 +38,7 @@ __all__ = [
     "guard_counter",
     "ledger_option",
     "meter_counter_option",
+    "model_of_request",
     "model_option",
     "resolve_counter",
     "resolve_format",
@@ -143,6 +150,35 @@ def model_option(function: _F) -> _F:
 def resolve_model(name: str | None) -> ModelInfo | None:
     """What the library knows about model ``name`` (``UnknownModelError`` if nothing)."""
     return model_info(name) if name is not None else None  # "" is a typo, not "no model"
+
+
+def model_of_request(
+    body: Mapping[str, Any], name: str | None
+) -> tuple[ModelInfo | None, str | None]:
+    """The model ``--model`` names, else the one the request body names, when
+    ``ctxbudget.models`` knows it (the proxy reads the body's model the same way); and a
+    note for standard error when the model came from the body or could not.
+
+    A body's model that is not known, or no ``models`` extra to look it up in, leaves the
+    window unknown and the note says so: a body is not a typed option, so its model is
+    no error, but a window guessed in silence would be a wrong number. The caller prints
+    the note once nothing else failed, so an error stays one line."""
+    if name is not None:
+        return resolve_model(name), None
+    named = body.get("model")
+    if not isinstance(named, str) or not named.strip():
+        return None, None
+    try:
+        model = model_info(named)
+    except UnknownModelError as error:
+        return None, f"the body's model is not known, so its window is not: {error}"
+    except MissingExtraError:
+        return None, (
+            f"the body names model {named!r}, but looking it up needs the 'models' extra "
+            "(pip install 'ctxbudget[models]'); give --window N meanwhile"
+        )
+    window = f"window {model.context_window:,}" if model.context_window else "window unknown"
+    return model, f"model {model.name} from the body ({window}); --model or --window overrides it"
 
 
 def guard_counter(spec: str | None, model: ModelInfo | None = None) -> TokenCounter:
