@@ -447,8 +447,6 @@ EVERYDAY_PROSE = {
 EVERYDAY_PROSE_NOT_YET = {
     "Bulgarian": "not yet met: 83 % of DeepSeek V4's count by its profile, 86 % of o200k's, "
     "86 % of the largest by the guard (README, Known limits)",
-    "Finnish": "not yet met: 81-84 % of every count; long words no vocabulary learned are "
-    "priced by their first four letters and their capitals (README, Known limits)",
     "Thai": "not yet met: 78 % of Qwen's count by its profile, which prices Thai letters "
     "at what the translated menus it was fitted on cost (README, Known limits)",
 }

@@ -124,13 +124,46 @@ def test_each_word_count_means_what_its_name_says() -> None:
         "mixed_case_long_word_letters": 22 - 16,
         # Long mixed-case words of common parts only: none here.
         "common_camel_long_word_letters": 0,
+        # Lower-case other words of 5-16 letters: zyzzyva starts and ends with no common
+        # word (three letters beyond four).
+        "uncovered_letters": 3,
     }
     small = (_SMALL_WORDS, _SMALL_PARTS, _SMALL_UPPER)
+    mixed = slice(-4, -1)  # the counts asked for only with mixed-case words
     for count in (_compiled(*small), _reference(*small)):
         assert dict(zip(WORD_COUNT_NAMES, count(text, True), strict=True)) == expected
         unmixed = count(text, False)
-        assert unmixed[-3:] == (0, 0, 0)
-        assert unmixed[:-3] == count(text, True)[:-3]
+        assert unmixed[mixed] == (0, 0, 0)
+        assert [c for i, c in enumerate(unmixed) if i not in range(len(unmixed))[mixed]] == [
+            c for i, c in enumerate(count(text, True)) if i not in range(len(unmixed))[mixed]
+        ]
+
+
+@pytest.mark.parametrize(
+    ("word", "uncovered"),
+    [
+        (b"getvalue", 0),  # get + value: common words end to end
+        (b"thexml", 0),  # the + xml
+        (b"thevaluexml", 5),  # the longest start ("the"), then the longest end ("xml")
+        (b"requestzzzz", 4),  # request covers 7 of 11
+        (b"zzzzzvalue", 5),  # value covers the last 5 of 10
+        (b"zzzzzzz", 3),  # nothing covered: the letters beyond the first four
+        (b"zzzzz", 1),
+        (b"valuex", 1),
+        (b"Zzzzzzz", 0),  # title case: priced by title_case_letters
+        (b"zzzzzzzzzzzzzzzzz", 0),  # 17 letters: a long word, priced by its runs
+    ],
+)
+def test_uncovered_letters_are_what_common_words_at_either_end_leave(
+    word: bytes, uncovered: int
+) -> None:
+    """``uncovered_letters``: a lower-case other word's length less what the longest
+    common word it starts with and the longest the rest ends with cover, or less four
+    where they cover fewer; the same in C and by definition."""
+    small = (_SMALL_WORDS, _SMALL_PARTS, _SMALL_UPPER)
+    for count in (_compiled(*small), _reference(*small)):
+        found = dict(zip(WORD_COUNT_NAMES, count(b" " + word + b" ", False), strict=True))
+        assert found["uncovered_letters"] == uncovered
 
 
 def test_snake_case_parts_count_per_vocabulary_that_splits_them() -> None:
@@ -241,6 +274,7 @@ def test_without_the_extension_the_definition_counts(monkeypatch: pytest.MonkeyP
         2,
         0,
         0,
+        0,
     )
 
 
@@ -250,18 +284,20 @@ def test_the_compiled_words_refuse_what_they_cannot_read() -> None:
     words_type = type(getattr(_compiled(_SMALL_WORDS, _SMALL_PARTS), "__self__", None))
     flags = bytes(256)
     with pytest.raises(TypeError, match="collections of bytes"):
-        words_type(["the"], [], [], flags, flags, 4, 16, 12)
+        words_type(["the"], [], [], flags, flags, 4, 16, 12, 3)
     with pytest.raises(TypeError, match="collections of bytes"):
-        words_type([], [], ["MAJOR"], flags, flags, 4, 16, 12)
+        words_type([], [], ["MAJOR"], flags, flags, 4, 16, 12, 3)
     with pytest.raises(ValueError, match="256 bytes"):
-        words_type([], [], [], b"short", flags, 4, 16, 12)
+        words_type([], [], [], b"short", flags, 4, 16, 12, 3)
+    with pytest.raises(ValueError, match="a cover of 1 or more"):
+        words_type([], [], [], flags, flags, 4, 16, 12, 0)
     with pytest.raises(ValueError, match="snake_split: a tuple of one collection of bytes"):
-        words_type([], [], [], flags, flags, 4, 16, 12, ([b"x"],))
+        words_type([], [], [], flags, flags, 4, 16, 12, 3, ([b"x"],))
     with pytest.raises(ValueError, match="bare_split: a tuple of one collection of bytes"):
-        words_type([], [], [], flags, flags, 4, 16, 12, (), ([b"x"],))
+        words_type([], [], [], flags, flags, 4, 16, 12, 3, (), ([b"x"],))
     with pytest.raises(TypeError, match="collections of bytes"):
-        words_type([], [], [], flags, flags, 4, 16, 12, (), (["x"], [], [], []))
-    counts = words_type([], [], [], flags, flags, 4, 16, 12).counts
+        words_type([], [], [], flags, flags, 4, 16, 12, 3, (), (["x"], [], [], []))
+    counts = words_type([], [], [], flags, flags, 4, 16, 12, 3).counts
     with pytest.raises(TypeError, match="spelled: bytes"):
         counts("text", True)
     assert counts(b"", False) == (0,) * len(WORD_COUNT_NAMES)

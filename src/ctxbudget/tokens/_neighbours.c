@@ -1326,7 +1326,7 @@ typedef struct {
     int bares;                           /* 0, or SNAKE_VOCABULARIES */
     unsigned char rare[256];
     unsigned char consonant[256];
-    Py_ssize_t cap, long_word, long_run;
+    Py_ssize_t cap, long_word, long_run, cover;
 } Words;
 
 static void
@@ -1381,20 +1381,23 @@ words_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     PyObject *words, *parts, *upper, *snake = NULL, *bare = NULL;
     Py_buffer rare, consonant;
-    Py_ssize_t cap, long_word, long_run;
+    Py_ssize_t cap, long_word, long_run, cover;
     static char *names[] = {"common_words", "common_parts",    "upper_case_tokens",
                             "rare_flags",   "consonant_flags", "cap",
-                            "long_word",    "long_run",        "snake_split",
-                            "bare_split",   NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOy*y*nnn|O!O!:Words", names, &words,
+                            "long_word",    "long_run",        "cover",
+                            "snake_split",  "bare_split",      NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOy*y*nnnn|O!O!:Words", names, &words,
                                      &parts, &upper, &rare, &consonant, &cap, &long_word,
-                                     &long_run, &PyTuple_Type, &snake, &PyTuple_Type, &bare)) {
+                                     &long_run, &cover, &PyTuple_Type, &snake, &PyTuple_Type,
+                                     &bare)) {
         return NULL;
     }
     Words *self = NULL;
-    if (rare.len != 256 || consonant.len != 256 || cap < 0 || long_word < 0 || long_run < 0) {
+    if (rare.len != 256 || consonant.len != 256 || cap < 0 || long_word < 0 || long_run < 0 ||
+        cover < 1) {
         PyErr_SetString(PyExc_ValueError,
-                        "Words takes two flag tables of 256 bytes and counts of 0 or more");
+                        "Words takes two flag tables of 256 bytes, counts of 0 or more "
+                        "and a cover of 1 or more");
         goto done;
     }
     Py_ssize_t snakes = split_tables_given(snake, "snake_split");
@@ -1411,6 +1414,7 @@ words_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     self->cap = cap;
     self->long_word = long_word;
     self->long_run = long_run;
+    self->cover = cover;
     if (word_table_fill(&self->words, words) < 0 || word_table_fill(&self->parts, parts) < 0 ||
         word_table_fill(&self->upper, upper) < 0) {
         Py_CLEAR(self);
@@ -1448,6 +1452,7 @@ enum {
     W_UNCOMMON_CAMEL_PARTS = W_BARE_SPLIT + SNAKE_VOCABULARIES,
     W_MIXED_CASE_LONG_WORD_LETTERS,
     W_COMMON_CAMEL_LONG_WORD_LETTERS,
+    W_UNCOVERED_LETTERS,
     W_COUNTS
 };
 
@@ -1491,6 +1496,45 @@ is_title_case(const unsigned char *word, Py_ssize_t length)
     return 1;
 }
 
+/* Only lower-case letters. */
+static int
+is_lower_case(const unsigned char *word, Py_ssize_t length)
+{
+    for (Py_ssize_t j = 0; j < length; j++) {
+        if (!IS_LOWER(word[j])) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Of a lower-case word of more than `cap` letters: its length less what the longest
+ * common word it starts with and the longest common word the rest ends with (each `cover`
+ * letters or more, shorter than the word) cover, or less `cap` where they cover fewer
+ * (ctxbudget.tokens.words._uncovered_letters). */
+static Py_ssize_t
+uncovered_letters(const Words *self, const unsigned char *word, Py_ssize_t length)
+{
+    if (!is_lower_case(word, length)) {
+        return 0;
+    }
+    Py_ssize_t start = 0, end = 0;
+    for (Py_ssize_t k = length - 1; k >= self->cover; k--) {
+        if (word_table_holds(&self->words, word, k)) {
+            start = k;
+            break;
+        }
+    }
+    for (Py_ssize_t k = length - start; k >= self->cover; k--) {
+        if (word_table_holds(&self->words, word + length - k, k)) {
+            end = k;
+            break;
+        }
+    }
+    Py_ssize_t covered = start + end > self->cap ? start + end : self->cap;
+    return length > covered ? length - covered : 0;
+}
+
 /* Adds the counts of one word that is not common. */
 static void
 count_other_word(const Words *self, const unsigned char *word, Py_ssize_t length, int mixed,
@@ -1512,6 +1556,9 @@ count_other_word(const Words *self, const unsigned char *word, Py_ssize_t length
     else {
         if (length > self->cap && is_title_case(word, length)) {
             n[W_TITLE_CASE_LETTERS] += length - self->cap;
+        }
+        if (length > self->cap) {
+            n[W_UNCOVERED_LETTERS] += uncovered_letters(self, word, length);
         }
         for (Py_ssize_t j = 0; j < length; j++) {
             n[W_RARE_LETTERS] += self->rare[word[j]];

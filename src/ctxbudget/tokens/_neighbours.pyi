@@ -42,6 +42,7 @@ class Words:
         cap: int,
         long_word: int,
         long_run: int,
+        cover: int,
         snake_split: tuple[Iterable[bytes], ...] = (),
         bare_split: tuple[Iterable[bytes], ...] = (),
     ) -> None: ...

@@ -25,6 +25,7 @@ from ctxbudget.tokens.neighbours import byte_span, compiled_extension
 __all__ = [
     "BARE_BEFORE",
     "CAP",
+    "COVER",
     "LONG_RUN",
     "LONG_WORD",
     "RARE_LETTERS",
@@ -56,6 +57,7 @@ WORD_COUNT_NAMES: Final = (
     "uncommon_camel_parts",
     "mixed_case_long_word_letters",
     "common_camel_long_word_letters",
+    "uncovered_letters",
 )
 """The counts, in order: all words; those neither in the common-word table, nor among
 the upper-case tokens, nor one-letter words (the other words); their letters; the same
@@ -87,9 +89,17 @@ case), the camelCase parts that are not common words, and in those longer than
 ``LONG_WORD`` the letters beyond the ``LONG_WORD``-th: of the words with an uncommon part
 (random letters, base64), then of the words made of common parts only
 (``xmlOutputBufferCreateFilename``: five tokens, where a price by letters made it
-ten)."""
+ten); and of the lower-case other words of more than ``CAP`` and at most ``LONG_WORD``
+letters, each one's length less what the longest common word it starts with and the
+longest common word the rest ends with cover (each of ``COVER`` letters or more), or
+less ``CAP`` where they cover fewer (``uncovered_letters``: ``timestamps`` and
+``readonly`` are common words end to end, ``tulevaisuudesta`` starts and ends with
+none)."""
 
 CAP: Final = 4
+COVER: Final = 3
+"""The fewest letters of a common word that covers the start or the end of a longer
+word for ``uncovered_letters``."""
 LONG_WORD: Final = 16
 LONG_RUN: Final = 12
 RARE_LETTERS: Final = b"jkqvwxyzJKQVWXYZ"
@@ -197,7 +207,27 @@ def reference_word_counts(
         uncommon_parts,
         mixed_long_letters,
         common_camel_long_letters,
+        sum(_uncovered_letters(w, common_words) for w in short_words if len(w) > CAP),
     )
+
+
+def _uncovered_letters(word: bytes, common_words: Collection[bytes]) -> int:
+    """For a lower-case ``word``: its length less what the longest common word it starts
+    with and the longest common word the rest of it ends with cover (common words of
+    ``COVER`` letters or more, shorter than the word), or less ``CAP`` where they cover
+    fewer (its first ``CAP`` letters are priced as every word's); 0 for a word of other
+    case. Vocabularies learned the pieces of English and of code far
+    better than those of other languages: a word that is no common word but starts or
+    ends with one is mostly those pieces."""
+    if not word.islower():
+        return 0
+    length = len(word)
+    start = next((k for k in range(length - 1, COVER - 1, -1) if word[:k] in common_words), 0)
+    end = next(
+        (k for k in range(length - start, COVER - 1, -1) if word[length - k :] in common_words),
+        0,
+    )
+    return max(0, length - max(start + end, CAP))
 
 
 def word_counter(
@@ -233,6 +263,7 @@ def word_counter(
         CAP,
         LONG_WORD,
         LONG_RUN,
+        COVER,
         tuple(tuple(vocabulary) for vocabulary in snake_split),
         tuple(tuple(vocabulary) for vocabulary in bare_split),
     ).counts
