@@ -150,16 +150,19 @@ def test_each_word_count_means_what_its_name_says() -> None:
         (b"zzzzzzz", 3),  # nothing covered: the letters beyond the first four
         (b"zzzzz", 1),
         (b"valuex", 1),
-        (b"Zzzzzzz", 0),  # title case: priced by title_case_letters
+        (b"Zzzzzzz", 3),  # title case: looked up in lower case
+        (b"Getvalue", 0),
+        (b"Requestzzzz", 4),
+        (b"ZzzzzZz", 0),  # mixed case: priced by its camelCase parts
         (b"zzzzzzzzzzzzzzzzz", 0),  # 17 letters: a long word, priced by its runs
     ],
 )
 def test_uncovered_letters_are_what_common_words_at_either_end_leave(
     word: bytes, uncovered: int
 ) -> None:
-    """``uncovered_letters``: a lower-case other word's length less what the longest
-    common word it starts with and the longest the rest ends with cover, or less four
-    where they cover fewer; the same in C and by definition."""
+    """``uncovered_letters``: a lower-case or title-case other word's length less what
+    the longest common word it starts with and the longest the rest ends with cover, or
+    less four where they cover fewer; the same in C and by definition."""
     small = (_SMALL_WORDS, _SMALL_PARTS, _SMALL_UPPER)
     for count in (_compiled(*small), _reference(*small)):
         found = dict(zip(WORD_COUNT_NAMES, count(b" " + word + b" ", False), strict=True))

@@ -1508,25 +1508,32 @@ is_lower_case(const unsigned char *word, Py_ssize_t length)
     return 1;
 }
 
-/* Of a lower-case word of more than `cap` letters: its length less what the longest
- * common word it starts with and the longest common word the rest ends with (each `cover`
- * letters or more, shorter than the word) cover, or less `cap` where they cover fewer
- * (ctxbudget.tokens.words._uncovered_letters). */
+#define LONGEST_COVERED 64
+
+/* Of a lower-case or title-case word of more than `cap` letters (and at most
+ * LONGEST_COVERED): its length less what the longest common word it starts with and the
+ * longest common word the rest ends with (each `cover` letters or more, the first shorter
+ * than the word; the capital of a title-case word looked up in lower case) cover, or less `cap`
+ * where they cover fewer (ctxbudget.tokens.words._uncovered_letters). */
 static Py_ssize_t
 uncovered_letters(const Words *self, const unsigned char *word, Py_ssize_t length)
 {
-    if (!is_lower_case(word, length)) {
+    unsigned char lowered[LONGEST_COVERED];
+    if (length > LONGEST_COVERED || !(IS_LOWER(word[0]) || IS_UPPER(word[0])) ||
+        !is_lower_case(word + 1, length - 1)) {
         return 0;
     }
+    memcpy(lowered, word, (size_t)length);
+    lowered[0] |= 0x20; /* an ASCII capital to its lower case */
     Py_ssize_t start = 0, end = 0;
     for (Py_ssize_t k = length - 1; k >= self->cover; k--) {
-        if (word_table_holds(&self->words, word, k)) {
+        if (word_table_holds(&self->words, lowered, k)) {
             start = k;
             break;
         }
     }
     for (Py_ssize_t k = length - start; k >= self->cover; k--) {
-        if (word_table_holds(&self->words, word + length - k, k)) {
+        if (word_table_holds(&self->words, lowered + length - k, k)) {
             end = k;
             break;
         }

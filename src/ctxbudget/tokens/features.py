@@ -251,9 +251,10 @@ make long identifiers cost less than their length, and ``title_case_letters`` th
 letters beyond those 4 of the other words of at most ``LONG_WORD`` letters in title
 case (names, German nouns: ``Tlacoatzintepec`` costs cl100k six tokens, where a
 lower-case identifier of its length is mostly words a vocabulary learned).
-``uncovered_word_letters``: of the lower-case other words of more than 4 and at most
-``LONG_WORD`` letters, each one's length less what the longest common word it starts with
-and the longest the rest ends with cover (``words.COVER`` letters or more), or less 4:
+``uncovered_word_letters``: of the lower-case and title-case other words of more than 4
+and at most ``LONG_WORD`` letters, each one's length less what the longest common word it
+starts with and the longest the rest ends with cover (``words.COVER`` letters or more,
+in lower case), or less 4:
 the vocabularies learned the pieces of English and of code far better than those of
 other languages, and a word made of common words costs what its words cost
 (``timestamps``, ``readonly``: none uncovered), where ``tulevaisuudesta`` is 6 of

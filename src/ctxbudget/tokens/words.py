@@ -89,12 +89,12 @@ case), the camelCase parts that are not common words, and in those longer than
 ``LONG_WORD`` the letters beyond the ``LONG_WORD``-th: of the words with an uncommon part
 (random letters, base64), then of the words made of common parts only
 (``xmlOutputBufferCreateFilename``: five tokens, where a price by letters made it
-ten); and of the lower-case other words of more than ``CAP`` and at most ``LONG_WORD``
-letters, each one's length less what the longest common word it starts with and the
-longest common word the rest ends with cover (each of ``COVER`` letters or more), or
-less ``CAP`` where they cover fewer (``uncovered_letters``: ``timestamps`` and
-``readonly`` are common words end to end, ``tulevaisuudesta`` starts and ends with
-none)."""
+ten); and of the lower-case and title-case other words of more than ``CAP`` and at most
+``LONG_WORD`` letters, each one's length less what the longest common word it starts
+with and the longest common word the rest ends with cover (each of ``COVER`` letters or
+more, looked up in lower case), or less ``CAP`` where they cover fewer
+(``uncovered_letters``: ``timestamps`` and ``readonly`` are common words end to end,
+``tulevaisuudesta`` starts and ends with none)."""
 
 CAP: Final = 4
 COVER: Final = 3
@@ -212,14 +212,17 @@ def reference_word_counts(
 
 
 def _uncovered_letters(word: bytes, common_words: Collection[bytes]) -> int:
-    """For a lower-case ``word``: its length less what the longest common word it starts
-    with and the longest common word the rest of it ends with cover (common words of
-    ``COVER`` letters or more, shorter than the word), or less ``CAP`` where they cover
-    fewer (its first ``CAP`` letters are priced as every word's); 0 for a word of other
-    case. Vocabularies learned the pieces of English and of code far
+    """For a lower-case or title-case ``word``: its length less what the longest common
+    word it starts with and the longest common word the rest of it ends with cover
+    (common words of ``COVER`` letters or more, the first shorter than the word; looked
+    up in lower case, so that ``Value`` is covered by ``value``), or less ``CAP`` where
+    they cover fewer (its first ``CAP`` letters are priced as every word's); 0 for a
+    word of other case. Vocabularies learned the pieces of English and of code far
     better than those of other languages: a word that is no common word but starts or
     ends with one is mostly those pieces."""
-    if not word.islower():
+    if word.istitle():  # a capital, then lower case: looked up as the lower-case word
+        word = word.lower()
+    elif not word.islower():
         return 0
     length = len(word)
     start = next((k for k in range(length - 1, COVER - 1, -1) if word[:k] in common_words), 0)
