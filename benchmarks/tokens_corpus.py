@@ -10,9 +10,10 @@ Nothing here is stored in the repository. Three sources:
   poetry, and agent transcripts). Files are split by a hash of their path into ``"fit"``
   and ``"check"`` halves (generated text by its seed); transcripts and third-party
   site-packages code are only ever in ``"check"``;
-* ``frequency_prose(split)``: everyday prose of 41 languages, drawn word by word at the
-  frequencies of wordfreq's lists (a PyPI package; only its frequencies are read, and
-  the halves are drawn with seeds of their own).
+* ``frequency_prose(split)``: everyday prose of 42 languages, drawn word by word at the
+  frequencies of wordfreq's lists, and of the Thai National Corpus's that PyThaiNLP
+  ships for Thai (PyPI packages; only their frequencies are read, and the halves are
+  drawn with seeds of their own).
 
 The reference tokenizers are those of ``../shared/eval/ground_truth.py`` (imported by
 path, so the judge and this benchmark count the same way).
@@ -774,10 +775,12 @@ def locale_text(split: str) -> list[Sample]:
 # priced as the language's everyday text is, where the catalogs and man pages above hold
 # the words of software. wordfreq lists Chinese, Japanese and Korean as a segmenter cut
 # them: their words are written back together (``_WRITTEN_TOGETHER``, ``_KOREAN_BOUND``).
+# Thai is not in wordfreq: its words are the Thai National Corpus's (``_thai_frequencies``),
+# written together too, with a space between phrases.
 FREQUENCY_LANGUAGES = (
     "ru", "uk", "bg", "sh", "sl", "pl", "cs", "hu", "fi", "el", "tr", "vi", "de", "fr",
     "es", "pt", "it", "nl", "sv", "nb", "is", "lt", "ro", "id", "fil", "he", "ar", "fa",
-    "ur", "hi", "bn", "ta", "ko", "zh", "ja",
+    "ur", "hi", "bn", "ta", "ko", "zh", "ja", "th",
 )  # fmt: skip
 # Only ever checked: a sibling of each is fitted on (Macedonian of Bulgarian, Slovak of
 # Czech, Latvian of Lithuanian, Danish of Norwegian, Catalan of Spanish, Malay of
@@ -786,7 +789,8 @@ FREQUENCY_LANGUAGES_CHECKED = ("mk", "sk", "lv", "da", "ca", "ms")
 PER_FREQUENCY_LANGUAGE = 8
 # Written without spaces: words drawn are joined as they come, with the language's own
 # comma and full stop.
-_WRITTEN_TOGETHER = {"zh": ("，", "。"), "ja": ("、", "。")}
+_WRITTEN_TOGETHER = {"zh": ("，", "。"), "ja": ("、", "。"), "th": (" ", " ")}
+# Thai writes a space where a phrase or a sentence ends, and no other mark.
 # Korean writes a particle or an ending onto the word before it ("공원" + "을"): a
 # syllable drawn alone, or one of these endings of more, is joined to the word before.
 _KOREAN_BOUND = frozenset(
@@ -809,12 +813,15 @@ def frequency_prose(split: str) -> list[Sample]:
     languages = FREQUENCY_LANGUAGES + (FREQUENCY_LANGUAGES_CHECKED if split == "check" else ())
     samples: list[Sample] = []
     for lang in languages:
-        # wordfreq writes every digit as 0 ("2024" is "0000"): such words are left out.
-        frequencies = {
-            word: frequency
-            for word, frequency in wordfreq.get_frequency_dict(lang).items()
-            if not any(c.isdigit() for c in word)
-        }
+        if lang == "th":  # not in wordfreq's lists
+            frequencies = _thai_frequencies()
+        else:
+            # wordfreq writes every digit as 0 ("2024" is "0000"): such words are left out.
+            frequencies = {
+                word: frequency
+                for word, frequency in wordfreq.get_frequency_dict(lang).items()
+                if not any(c.isdigit() for c in word)
+            }
         words = list(frequencies)
         # Summed once: a list of 700,000 words is summed at every draw otherwise.
         cumulative = list(itertools.accumulate(frequencies.values()))
@@ -827,6 +834,20 @@ def frequency_prose(split: str) -> list[Sample]:
                 {"category": f"prose_{lang}", "source": f"wordfreq:{lang}:{i}", "text": text}
             )
     return samples
+
+
+def _thai_frequencies() -> dict[str, float]:
+    """The words of Thai letters in the Thai National Corpus's frequency list, which
+    PyThaiNLP ships (wordfreq has no Thai)."""
+    try:
+        from pythainlp.corpus import tnc
+    except ImportError as error:  # a fitting and benchmark dependency, not the library's
+        raise SystemExit("frequency_prose needs pythainlp: pip install -e '.[dev]'") from error
+    return {
+        word: float(count)
+        for word, count in tnc.word_freqs()
+        if word and all("\u0e00" <= c <= "\u0e7f" for c in word)
+    }
 
 
 def _drawn_prose(
