@@ -254,13 +254,12 @@ lower-case identifier of its length is mostly words a vocabulary learned).
 ``uncovered_word_letters``: of the lower-case and title-case other words of more than 4
 and at most ``LONG_WORD`` letters, each one's length less what the longest common word it
 starts with and the longest the rest ends with cover (``words.COVER`` letters or more,
-in lower case), or less 4:
-the vocabularies learned the pieces of English and of code far better than those of
-other languages, and a word made of common words costs what its words cost
-(``timestamps``, ``readonly``: none uncovered), where ``tulevaisuudesta`` is 6 of
-cl100k's tokens and was priced by its first four letters (Finnish prose at 81-84 % of
-every count; words of 5-16 letters outside the tables, on their own, cost cl100k 2.5
-letters a token in Finnish and 3.4 in agent traffic).
+in lower case), or less 4: the vocabularies learned the pieces of English and of code
+far better than those of other languages, and a word made of common words costs what its
+words cost (``timestamps``, ``readonly``: none uncovered), where ``tulevaisuudesta`` is 6
+of cl100k's tokens and was priced by its first four letters (a Finnish sentence of ours
+at 81-84 % of every count; words of 5-16 letters outside the tables, on their own, cost
+cl100k 2.5 letters a token in Finnish prose and 3.4 in agent traffic).
 ``rare_letters`` (j k q v w x y z) and ``consonant_triples`` (both in the other words of
 at most ``LONG_WORD`` letters: a common word is one token whatever its letters, a long
 one is priced by its length; triples of three capitals are ``upper_consonant_triples``,
