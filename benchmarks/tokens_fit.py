@@ -255,6 +255,15 @@ def probes() -> list[tuple[str, list[str]]]:
             "unicode_spaces",
             ["".join(rng.choices("\xa0\u3000\u2002\u2003\u2009\u202f", k=5000)), "\ufeff" * 2000],
         ),
+        # Its own generator: the probes after it stay the texts they were.
+        (
+            "unicode_space_changes",
+            [
+                "".join(random.Random(7).choices(" \t\n\xa0\u3000", k=5000)),
+                "\xa0\xa0\n\n\n " * 1000,
+                " \u3000\n\xa0 " * 1000,
+            ],
+        ),
         ("common_words", [" ab" * 10_000, " the" * 10_000]),
         # After the common words, whose price each stand-in of these words pays.
         ("held_word_extra_tokens_most", [_held(held, lambda costs: max(costs) > 1)]),
@@ -461,6 +470,7 @@ RARE_FEATURES = frozenset(
         "emoji_plane_costs_three",
         "letter_after_non_ascii",
         "unicode_spaces",
+        "unicode_space_changes",
         "whitespace_changes",
         "other_three_byte_unmergeable",
         "mixed_case_long_word_letters",

@@ -320,7 +320,8 @@ NEW_FEATURES = tuple(
         # A letter after the ideographic space, not after the no-break one (a word start).
         ("a\u3000b\u00a0c", {"letter_after_non_ascii": 1, "unicode_spaces": 2}),
         # Vocabularies merge runs of no-break spaces: the first of a run is priced.
-        ("\u00a0\u00a0\u00a0 x\u00a0", {"unicode_spaces": 2}),
+        # The run of no-break spaces then a space: one change of white space's kind.
+        ("\u00a0\u00a0\u00a0 x\u00a0", {"unicode_spaces": 2, "unicode_space_changes": 1}),
         ("\t \r\n x", {"whitespace_changes": 2}),  # \t-space, space-\r; not \r-\n, nor after \n
         ("validFlags RzWZRz", {"uncommon_camel_parts": 3}),  # "Rz" "WZ" "Rz"
         (

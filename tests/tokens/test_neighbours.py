@@ -320,3 +320,46 @@ def test_range_class_counts_count_the_ideographs_of_each_class() -> None:
     assert neighbours.reference_range_class_counts(text, 0x4E00, table, 2) == (3, 2)
     with pytest.raises(ValueError, match="16-bit masks"):
         neighbours.range_class_counts(text, 0x4E00, b"odd", 2)
+
+
+_WHITE_SPACES = (
+    " \t\n\r\x0b\x0c\x85\xa0\u1680\u2000\u2005\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
+@given(
+    st.text(
+        st.one_of(
+            st.sampled_from(_WHITE_SPACES),
+            st.characters(),
+            # Characters that share a lead byte with a space beyond ASCII, and surrogates.
+            st.sampled_from("\u00a1\u00bf\u1681\u2010\u2030\u2060\u3001\ufefe\ud800"),
+        ),
+        max_size=120,
+    ).map(lambda text: text.encode("utf-8", "surrogatepass"))
+)
+def test_compiled_unicode_space_changes_equal_the_definition(data: bytes) -> None:
+    """``unicode_space_changes`` finds the same changes of white space in one pass over the
+    bytes as its definition does over the decoded text, for any text (the spaces beyond
+    ASCII, the characters that share their lead bytes, surrogates)."""
+    assert neighbours.unicode_space_changes is not neighbours.reference_unicode_space_changes
+    expected = neighbours.reference_unicode_space_changes(data)
+    assert neighbours.unicode_space_changes(data) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "changes"),
+    [
+        ("\xa0\xa0\n\n\n \xa0\xa0\n\n\n ", 3),  # NBSP-LF twice, space-NBSP once
+        (" \u3000\n\xa0 ", 4),  # every pair differs, each with a space beyond ASCII
+        ("\xa0\xa0\xa0", 0),  # a run of one kind
+        ("word\xa0word", 0),  # a no-break space between letters
+        ("\n  \t\n", 0),  # ASCII white space alone: whitespace_changes counts it
+        ("\u3000\u3000文本\u2002\u2003", 1),  # two typographic spaces of other widths
+    ],
+)
+def test_unicode_space_changes_are_where_white_space_changes_kind(text: str, changes: int) -> None:
+    """A change is two white-space characters in a row that differ, one beyond ASCII."""
+    data = text.encode()
+    assert neighbours.unicode_space_changes(data) == changes
+    assert neighbours.reference_unicode_space_changes(data) == changes

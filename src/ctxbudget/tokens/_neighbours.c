@@ -2120,6 +2120,63 @@ periodic_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return runs;
 }
 
+/* unicode_space_changes(data): over UTF-8 `data`, the pairs of adjacent white-space
+ * characters that differ, one of them a space beyond ASCII
+ * (ctxbudget.tokens.neighbours.reference_unicode_space_changes). Returns the code point
+ * of the white-space character that starts at `data[i]` and its length in `*length`, or
+ * -1 for any other character or byte (a continuation byte is never taken for the start
+ * of one: the lead bytes looked for are no continuation bytes). */
+static long
+white_space_at(const unsigned char *data, Py_ssize_t size, Py_ssize_t i, Py_ssize_t *length)
+{
+    unsigned char b = data[i];
+    *length = 1;
+    if (b == ' ' || (b >= '\t' && b <= '\r')) {
+        return b;
+    }
+    if (b == 0xC2 && i + 1 < size && (data[i + 1] == 0x85 || data[i + 1] == 0xA0)) {
+        *length = 2;
+        return data[i + 1];
+    }
+    if (b < 0xE1 || b > 0xEF || i + 2 >= size) {
+        return -1;
+    }
+    if ((data[i + 1] & 0xC0) != 0x80 || (data[i + 2] & 0xC0) != 0x80) {
+        return -1;
+    }
+    long code = ((long)(b & 0x0F) << 12) | ((long)(data[i + 1] & 0x3F) << 6) |
+                (data[i + 2] & 0x3F);
+    int space = code == 0x1680 || (code >= 0x2000 && code <= 0x200A) || code == 0x2028 ||
+                code == 0x2029 || code == 0x202F || code == 0x205F || code == 0x3000 ||
+                code == 0xFEFF;
+    if (!space) {
+        return -1;
+    }
+    *length = 3;
+    return code;
+}
+
+static PyObject *
+unicode_space_changes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 1 || !PyBytes_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "unicode_space_changes(data: bytes)");
+        return NULL;
+    }
+    const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    Py_ssize_t size = PyBytes_GET_SIZE(args[0]);
+    Py_ssize_t changes = 0, length;
+    long before = -1;
+    for (Py_ssize_t i = 0; i < size; i += length) {
+        long code = white_space_at(data, size, i, &length);
+        if (code >= 0 && before >= 0 && code != before && (code >= 0x80 || before >= 0x80)) {
+            changes++;
+        }
+        before = code;
+    }
+    return PyLong_FromSsize_t(changes);
+}
+
 /* range_class_counts(data, first, table, bits): over the characters of U+0800-U+FFFF in
  * data (UTF-8) from code point `first` on, one 16-bit little-endian mask each in
  * `table`, how many have each of the low `bits` bits set
@@ -2356,6 +2413,9 @@ static PyMethodDef module_methods[] = {
     {"weighted_sums", (PyCFunction)(void (*)(void))weighted_sums, METH_FASTCALL,
      "weighted_sums(weights, features) -> tuple\n\n"
      "Per row of weights, sum(map(operator.mul, row, features)), in one pass."},
+    {"unicode_space_changes", (PyCFunction)(void (*)(void))unicode_space_changes, METH_FASTCALL,
+     "unicode_space_changes(data) -> int\n\n"
+     "ctxbudget.tokens.neighbours.reference_unicode_space_changes, in one pass."},
     {"periodic_runs", (PyCFunction)(void (*)(void))periodic_runs, METH_FASTCALL,
      "periodic_runs(data, shortest, longest, units) -> list\n\n"
      "ctxbudget.tokens.repeats.reference_periodic_runs, in one pass."},

@@ -79,10 +79,12 @@ from ctxbudget.tokens.neighbours import (
     CONTROLS,
     NEIGHBOUR_NAMES,
     PIECE,
+    UNICODE_SPACES,
     byte_span,
     class_counts,
     neighbour_counts,
     range_class_counts,
+    unicode_space_changes,
     unmerged_pair_table,
 )
 from ctxbudget.tokens.repeats import UNITS, RepeatedUnit, repeated_units, shortest_runs
@@ -172,6 +174,7 @@ FEATURE_NAMES: Final = (
     "emoji_plane_costs_three",
     "letter_after_non_ascii",
     "unicode_spaces",
+    "unicode_space_changes",
     "whitespace_changes",
     "uncommon_camel_parts",
     "other_three_byte_unmergeable",
@@ -335,6 +338,12 @@ not price; not after a no-break space, where a word starts as after a space.
 ``unicode_spaces``: white space beyond ASCII (no-break, ideographic,
 typographic and zero-width no-break spaces; of a run of no-break spaces, the first), a
 token each where it does not merge with the next word.
+``unicode_space_changes``: two white-space characters in a row that differ, one of them
+beyond ASCII (a no-break space then a newline, a space then an ideographic space;
+``neighbours.reference_unicode_space_changes``): white space of one kind merges into a
+token, and where the kind changes a token ends (``"\xa0\xa0\n\n\n \xa0\xa0\n\n\n "`` is
+six tokens of every vocabulary, which the newlines, priced as runs that join the
+indentation after them, had put at three).
 ``whitespace_changes``: an ASCII white-space character (space, tab, newline, CR, VT, FF)
 right after a *different* one other than a newline (tab then space, space then CR),
 where a run of white space breaks into another token. ``uncommon_camel_parts``: the
@@ -1419,6 +1428,7 @@ def _piece_features(
     # A no-break space is priced as white space only (``unicode_spaces``): the letters
     # after it start a word, as after a space, and join nothing.
     no_break_spaces = non_ascii.count("\xa0")
+    unicode_spaces = len(_UNICODE_SPACES.findall(non_ascii))
     letters_after = n[_LETTER_AFTER_NON_ASCII] - (
         len(_NO_BREAK_SPACE_LETTER.findall(text)) if no_break_spaces else 0
     )
@@ -1459,7 +1469,8 @@ def _piece_features(
         n[_PUNCTUATION_BEFORE_NON_ASCII],
         _matched(tables.emoji_plane_costs_three, non_ascii) if astral else 0,
         letters_after - learned_joins,
-        len(_UNICODE_SPACES.findall(non_ascii)) - no_break_repeats,
+        unicode_spaces - no_break_repeats,
+        unicode_space_changes(full) if unicode_spaces else 0,
         changes_of_whitespace,
         uncommon_parts,
         other_three_byte - mergeable - script_letters,
@@ -1580,9 +1591,7 @@ _FORMAT_CONTROLS: Final = _sparse_runs("\u200b\u200e\u200f\u202a-\u202e\u2060-\u
 # row at two prices, a run was counted at five times its tokens).
 _NO_BREAK_SPACES: Final = re.compile("\xa0+")
 _NO_BREAK_SPACE_LETTER: Final = re.compile("\xa0[A-Za-z]")
-_UNICODE_SPACES: Final = re.compile(
-    "[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
-)
+_UNICODE_SPACES: Final = re.compile(f"[{UNICODE_SPACES}]")
 
 
 def _extra_tokens(

@@ -45,6 +45,7 @@ __all__ = [
     "CONTROLS",
     "NEIGHBOUR_NAMES",
     "PIECE",
+    "UNICODE_SPACES",
     "ClassCounts",
     "Counts",
     "RangeClassCounts",
@@ -61,7 +62,9 @@ __all__ = [
     "reference_class_counts",
     "reference_counts",
     "reference_range_class_counts",
+    "reference_unicode_space_changes",
     "reference_unmerged_pairs",
+    "unicode_space_changes",
     "unmerged_pair_table",
     "unmerged_pairs_counter",
 ]
@@ -701,6 +704,35 @@ range_class_counts: Final[RangeClassCounts] = (
 )
 """``reference_range_class_counts``, computed by the C extension where it is built (one
 pass over the bytes, where the definition decodes them)."""
+
+
+UNICODE_SPACES: Final = "\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+"""White space beyond ASCII, as the members of a regular expression's class: the
+next-line and no-break spaces, Ogham's space mark, the typographic spaces, the line and
+paragraph separators, the narrow no-break, medium mathematical and ideographic spaces,
+and the zero-width no-break space (a byte order mark)."""
+_ASCII_WHITE_SPACE: Final = " \t\n\r\x0b\x0c"
+# A space beyond ASCII before another white-space character than itself, or an ASCII one
+# before a space beyond ASCII: a lookahead, so that the pairs, which overlap, all count.
+_UNICODE_SPACE_CHANGE: Final = re.compile(
+    f"(?=([{UNICODE_SPACES}])(?!\\1)[{_ASCII_WHITE_SPACE}{UNICODE_SPACES}]"
+    f"|[{_ASCII_WHITE_SPACE}][{UNICODE_SPACES}])"
+)
+
+
+def reference_unicode_space_changes(data: bytes) -> int:
+    """Of ``data`` (UTF-8), the pairs of adjacent white-space characters (ASCII space,
+    tab, line feed, CR, VT, FF and ``UNICODE_SPACES``) that differ, one of them beyond
+    ASCII: where white space of one kind gives way to another, a token ends."""
+    return len(_UNICODE_SPACE_CHANGE.findall(data.decode("utf-8", "surrogatepass")))
+
+
+unicode_space_changes: Final[Callable[[bytes], int]] = (
+    compiled_function("unicode_space_changes") or reference_unicode_space_changes
+)
+"""``reference_unicode_space_changes``, computed by the C extension where it is built
+(one pass over the bytes, where the definition decodes them and runs a lookahead at
+every character)."""
 
 
 ClassCounts = Callable[[bytes, bytes, int], tuple[int, ...]]
