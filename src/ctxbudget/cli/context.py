@@ -23,7 +23,6 @@ from ctxbudget.cli.options import (
     model_option,
     resolve_counter,
     resolve_format,
-    resolve_model,
 )
 from ctxbudget.cli.render import context_view
 from ctxbudget.formats import (
@@ -225,9 +224,8 @@ def context(
     if model_name and window:
         raise click.UsageError("give --model NAME or --window N, not both")
     request = load_request(request_path, format_value)
-    model, model_note = (
-        (resolve_model(model_name), None) if window else model_of_request(request.body, model_name)
-    )
+    # --window and --model exclude each other (above): with a window there is no model.
+    model, model_note = (None, None) if window else model_of_request(request.body, model_name)
     if model is not None and model.context_window is None:
         click.echo(f"note: the window of {model.name} is not known; give --window N", err=True)
     size = window or (model.context_window or 0 if model else 0)
